@@ -1,0 +1,73 @@
+//! Calendar dates for waiver expiry. The core stays pure: the caller passes today's date.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+}
+
+impl Date {
+    /// Parses `YYYY-MM-DD`, checking the day exists in that month.
+    pub fn parse(s: &str) -> Option<Date> {
+        let b = s.as_bytes();
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return None;
+        }
+        let year: i32 = s[0..4].parse().ok()?;
+        let month: u8 = s[5..7].parse().ok()?;
+        let day: u8 = s[8..10].parse().ok()?;
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let days = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        (1..=days).contains(&day).then_some(Date { year, month, day })
+    }
+
+    /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    pub fn from_days_since_epoch(days: i64) -> Date {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+        let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
+        Date { year, month, day }
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Date;
+
+    #[test]
+    fn parses_and_rejects() {
+        assert_eq!(Date::parse("2026-02-28").unwrap().to_string(), "2026-02-28");
+        assert!(Date::parse("2026-02-29").is_none());
+        assert!(Date::parse("2024-02-29").is_some());
+        assert!(Date::parse("2026-13-01").is_none());
+        assert!(Date::parse("26-1-1").is_none());
+    }
+
+    #[test]
+    fn epoch_days() {
+        assert_eq!(Date::from_days_since_epoch(0).to_string(), "1970-01-01");
+        assert_eq!(Date::from_days_since_epoch(20_787).to_string(), "2026-11-30");
+        assert_eq!(Date::from_days_since_epoch(11_016).to_string(), "2000-02-29");
+    }
+}

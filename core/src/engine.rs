@@ -1,0 +1,94 @@
+//! Runs the active rules over one host's view, then applies waivers.
+
+use crate::date::Date;
+use crate::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
+use crate::glob::Glob;
+use crate::params::Params;
+use crate::rule::{Ctx, Rule, collector_reason};
+use crate::view::HostView;
+
+/// A rule as the active packs configure it.
+pub struct ActiveRule<'r> {
+    pub rule: &'r dyn Rule,
+    /// The code findings carry (plugin rules are namespaced: `acme/NAM001`).
+    pub code: String,
+    pub severity: Severity,
+    pub params: Params,
+}
+
+/// A rule selector as packs write it: a code (`ALN001`), a code prefix (`ALN`, `acme/`) or a
+/// rule name (`partition-offset-alignment`).
+pub fn selector_matches(selector: &str, code: &str, name: &str) -> bool {
+    code.starts_with(selector) || selector == name
+}
+
+/// An accepted finding: it stays in every report, marked waived, until it expires.
+#[derive(Debug, Clone)]
+pub struct Waiver {
+    pub rules: Vec<String>,
+    /// Matched against the entity's key (`sql01/disk:2/partition:1`) and its label.
+    pub entity: Glob,
+    pub reason: String,
+    pub expires: Option<Date>,
+    /// The pack file that holds it.
+    pub source: String,
+}
+
+impl Waiver {
+    fn matches(&self, f: &Finding) -> bool {
+        self.rules.iter().any(|s| selector_matches(s, &f.code, &f.rule))
+            && (self.entity.matches(&f.entity.key) || self.entity.matches(&f.entity.label))
+    }
+}
+
+/// What the rules said about one host.
+#[derive(Debug, Clone, Default)]
+pub struct HostReport {
+    pub host: String,
+    pub findings: Vec<Finding>,
+    pub not_evaluated: Vec<NotEvaluated>,
+    pub errors: Vec<RuleError>,
+    pub rules_run: usize,
+}
+
+impl HostReport {
+    /// Findings that count: not waived (or waived by a waiver that has expired).
+    pub fn counting(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.is_waived())
+    }
+}
+
+/// Checks one host. `today` decides which waivers have expired.
+pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver], today: Date) -> HostReport {
+    let mut report = HostReport { host: view.host_name().to_string(), ..Default::default() };
+    for active in rules {
+        let meta = active.rule.meta();
+        if let Some(missing) = meta.needs.iter().find(|n| !n.present(view)) {
+            report.not_evaluated.push(NotEvaluated {
+                code: active.code.clone(),
+                rule: meta.name.to_string(),
+                entity: None,
+                missing: missing.fact().to_string(),
+                reason: collector_reason(view, missing.fact()),
+            });
+            continue;
+        }
+        let mut cx = Ctx::new(view, &active.params, &active.code, meta, active.severity);
+        active.rule.check(&mut cx);
+        let (findings, not_evaluated) = cx.into_results();
+        report.findings.extend(findings);
+        report.not_evaluated.extend(not_evaluated);
+        report.rules_run += 1;
+    }
+    for f in &mut report.findings {
+        if let Some(w) = waivers.iter().find(|w| w.matches(f)) {
+            f.waiver = Some(AppliedWaiver {
+                reason: w.reason.clone(),
+                expires: w.expires.map(|d| d.to_string()),
+                source: w.source.clone(),
+                expired: w.expires.is_some_and(|d| d < today),
+            });
+        }
+    }
+    report
+}

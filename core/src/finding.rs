@@ -1,0 +1,113 @@
+//! What rules say: findings, facts they could not evaluate, and rules that failed.
+
+use std::fmt;
+
+use crate::view::EntityRef;
+
+/// How serious a finding is. Ordered: `Note < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "note" => Some(Severity::Note),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A waiver that matched a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedWaiver {
+    pub reason: String,
+    /// `YYYY-MM-DD`, when the waiver has an expiry date.
+    pub expires: Option<String>,
+    /// The pack file that holds the waiver.
+    pub source: String,
+    /// The waiver's date has passed: the finding counts again.
+    pub expired: bool,
+}
+
+/// One thing wrong, with the measured and the expected value and how to fix it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Rule code, namespaced for plugins (`ALN001`, `acme/NAM001`).
+    pub code: String,
+    /// Rule name (`partition-offset-alignment`).
+    pub rule: String,
+    pub severity: Severity,
+    pub message: String,
+    /// The value read, with its unit (`32,256 B (31.5 KiB)`).
+    pub measured: Option<String>,
+    /// What the rule expected (`a multiple of 64 KiB`).
+    pub expected: Option<String>,
+    pub entity: EntityRef,
+    /// The fact within the entity, as a relative JSON pointer (`offset_bytes`, `io/io_stall_read_ms`).
+    pub field: Option<String>,
+    pub fix: String,
+    pub waiver: Option<AppliedWaiver>,
+}
+
+impl Finding {
+    pub fn severity(&mut self, s: Severity) -> &mut Self {
+        self.severity = s;
+        self
+    }
+
+    pub fn values(&mut self, measured: impl Into<String>, expected: impl Into<String>) -> &mut Self {
+        self.measured = Some(measured.into());
+        self.expected = Some(expected.into());
+        self
+    }
+
+    pub fn fix(&mut self, fix: impl Into<String>) -> &mut Self {
+        self.fix = fix.into();
+        self
+    }
+
+    /// A waived finding stays in every report but does not fail the run.
+    pub fn is_waived(&self) -> bool {
+        self.waiver.as_ref().is_some_and(|w| !w.expired)
+    }
+}
+
+/// A rule that could not be evaluated because a fact it needs is missing. Never a pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotEvaluated {
+    pub code: String,
+    pub rule: String,
+    /// The entity the rule was looking at; `None` for the host as a whole.
+    pub entity: Option<EntityRef>,
+    /// The missing fact, named like a snapshot field (`partitions`, `offset_bytes`).
+    pub missing: String,
+    /// Why it is missing, when a collector recorded a reason.
+    pub reason: Option<String>,
+}
+
+/// A rule or plugin that failed: the run is incomplete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    pub code: String,
+    pub message: String,
+}

@@ -1,0 +1,21 @@
+//! spindle-core: the facts model, rule contract, engine, rule packs and report writers.
+//!
+//! Pure by design: no I/O beyond what callers hand in, no async runtime, no native dependency, so
+//! it builds for `wasm32-wasip2` and the plugin SDK can reuse its types.
+
+pub mod date;
+pub mod declare;
+pub mod digest;
+pub mod engine;
+pub mod facts;
+pub mod finding;
+pub mod glob;
+pub mod load;
+pub mod params;
+pub mod rule;
+pub mod units;
+pub mod view;
+
+pub use finding::{Finding, NotEvaluated, Severity};
+pub use rule::{Ctx, Need, Rule, RuleMeta};
+pub use view::{HostView, Located};

@@ -1,0 +1,252 @@
+//! The rule contract: metadata (code, name, severity, parameters, docs) and the check itself.
+
+use crate::finding::{Finding, NotEvaluated, Severity};
+use crate::params::{ParamSpec, Params};
+use crate::view::{HostView, Located};
+
+/// A section of the snapshot a rule cannot work without. When a host's snapshots lack it, the
+/// engine reports the rule "not evaluated" for the host instead of running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    Disks,
+    Partitions,
+    Volumes,
+    StoragePools,
+    VirtualDisks,
+    RaidSets,
+    SqlInstances,
+    DatabaseFiles,
+}
+
+impl Need {
+    /// The snapshot field, as collectors name it in `not_collected`.
+    pub fn fact(self) -> &'static str {
+        match self {
+            Need::Disks => "disks",
+            Need::Partitions => "partitions",
+            Need::Volumes => "volumes",
+            Need::StoragePools => "storage_pools",
+            Need::VirtualDisks => "virtual_disks",
+            Need::RaidSets => "raid_sets",
+            Need::SqlInstances => "sql_instances",
+            Need::DatabaseFiles => "sql_instances[].databases[].files",
+        }
+    }
+
+    pub fn present(self, v: &HostView) -> bool {
+        match self {
+            Need::Disks => v.disks.is_some(),
+            Need::Partitions => v.partitions.is_some(),
+            Need::Volumes => v.volumes.is_some(),
+            Need::StoragePools => v.storage_pools.is_some(),
+            Need::VirtualDisks => v.virtual_disks.is_some(),
+            Need::RaidSets => v.raid_sets.is_some(),
+            Need::SqlInstances => v.instances.is_some(),
+            Need::DatabaseFiles => v.has_files(),
+        }
+    }
+}
+
+/// What every rule declares about itself. The docs are the rule's doc comment, with the fixed
+/// headings What it checks / Why it matters / How to fix / References.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+    pub needs: &'static [Need],
+    pub params: &'static [ParamSpec],
+    /// Raw doc comment lines (each with rustdoc's leading space); see [`RuleMeta::docs`].
+    pub raw_docs: &'static str,
+}
+
+impl RuleMeta {
+    /// The docs as Markdown.
+    pub fn docs(&self) -> String {
+        let mut out = String::with_capacity(self.raw_docs.len());
+        for line in self.raw_docs.lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out.trim().to_string() + "\n"
+    }
+
+    /// One section of the docs (`"How to fix"`), without its heading.
+    pub fn doc_section(&self, heading: &str) -> Option<String> {
+        let docs = self.docs();
+        let start = docs.find(&format!("## {heading}\n"))? + heading.len() + 4;
+        let rest = &docs[start..];
+        let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
+        Some(rest[..end].trim().to_string())
+    }
+
+    /// The category, from the code's letters (`ALN001` → `ALN`).
+    pub fn category(&self) -> &'static str {
+        let n = self.code.find(|c: char| c.is_ascii_digit()).unwrap_or(self.code.len());
+        &self.code[..n]
+    }
+}
+
+/// A rule the engine can run.
+pub trait Rule: Send + Sync {
+    fn meta(&self) -> &RuleMeta;
+    fn check(&self, cx: &mut Ctx<'_>);
+}
+
+/// A builtin rule: its metadata and check function, made by [`declare_rule!`](crate::declare_rule).
+pub struct BuiltinRule {
+    pub meta: RuleMeta,
+    pub check: fn(&mut Ctx<'_>),
+}
+
+impl Rule for BuiltinRule {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+    fn check(&self, cx: &mut Ctx<'_>) {
+        (self.check)(cx)
+    }
+}
+
+/// What a rule sees while it runs, and where its findings go.
+pub struct Ctx<'a> {
+    pub view: &'a HostView,
+    pub params: &'a Params,
+    pub(crate) code: &'a str,
+    pub(crate) meta: &'a RuleMeta,
+    pub(crate) severity: Severity,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) not_evaluated: Vec<NotEvaluated>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(
+        view: &'a HostView,
+        params: &'a Params,
+        code: &'a str,
+        meta: &'a RuleMeta,
+        severity: Severity,
+    ) -> Self {
+        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![] }
+    }
+
+    /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
+    /// adjust it through the returned reference.
+    pub fn report<T>(&mut self, at: &Located<T>, field: &str, message: impl Into<String>) -> &mut Finding {
+        self.findings.push(Finding {
+            code: self.code.to_string(),
+            rule: self.meta.name.to_string(),
+            severity: self.severity,
+            message: message.into(),
+            measured: None,
+            expected: None,
+            entity: at.entity(),
+            field: (!field.is_empty()).then(|| field.to_string()),
+            fix: self.meta.doc_section("How to fix").unwrap_or_default(),
+            waiver: None,
+        });
+        self.findings.last_mut().expect("just pushed")
+    }
+
+    /// Records that the rule could not judge `at` because `missing` is absent.
+    pub fn not_evaluated<T>(&mut self, at: &Located<T>, missing: &str) {
+        let reason = self.collector_reason(missing);
+        self.not_evaluated.push(NotEvaluated {
+            code: self.code.to_string(),
+            rule: self.meta.name.to_string(),
+            entity: Some(at.entity()),
+            missing: missing.to_string(),
+            reason,
+        });
+    }
+
+    /// Records a not-evaluated with an explanation of the rule's own (e.g. how to declare it).
+    pub fn not_evaluated_because<T>(&mut self, at: &Located<T>, missing: &str, reason: impl Into<String>) {
+        self.not_evaluated.push(NotEvaluated {
+            code: self.code.to_string(),
+            rule: self.meta.name.to_string(),
+            entity: Some(at.entity()),
+            missing: missing.to_string(),
+            reason: Some(reason.into()),
+        });
+    }
+
+    /// The value of a fact, or `None` after recording "not evaluated" for it.
+    pub fn need<T, V>(&mut self, at: &Located<T>, field: &str, value: Option<V>) -> Option<V> {
+        if value.is_none() {
+            self.not_evaluated(at, field);
+        }
+        value
+    }
+
+    /// The reason a collector gave for not collecting `fact`, if any.
+    pub fn collector_reason(&self, fact: &str) -> Option<String> {
+        collector_reason(self.view, fact)
+    }
+
+    pub fn into_results(self) -> (Vec<Finding>, Vec<NotEvaluated>) {
+        (self.findings, self.not_evaluated)
+    }
+}
+
+pub(crate) fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
+    let leaf = fact.rsplit(['.', '/']).next().unwrap_or(fact);
+    view.collectors.iter().flat_map(|c| c.not_collected.iter().map(move |n| (c, n))).find_map(|(c, n)| {
+        let nf = n.fact.as_str();
+        (nf == fact || nf.ends_with(leaf) || fact.starts_with(nf))
+            .then(|| format!("{}: {}", c.name, n.reason))
+    })
+}
+
+/// Declares a builtin rule: its doc comment is its documentation (What it checks / Why it
+/// matters / How to fix / References), feeding `spindle explain`, SARIF help and the README.
+///
+/// ```ignore
+/// declare_rule! {
+///     /// ## What it checks
+///     /// ...
+///     pub static PARTITION_OFFSET_ALIGNMENT = {
+///         code: "ALN001",
+///         name: "partition-offset-alignment",
+///         severity: Error,
+///         summary: "Partition offsets are a multiple of the alignment boundary",
+///         needs: [Partitions],
+///         params: [alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary offsets must be a multiple of" }],
+///         check: check,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis static $ident:ident = {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $sev:ident,
+            summary: $summary:literal,
+            needs: [$($need:ident),* $(,)?],
+            params: [$($pname:ident : { kind: $pkind:expr, default: $pdefault:expr, doc: $pdoc:literal $(,)? }),* $(,)?],
+            check: $check:path $(,)?
+        }
+    ) => {
+        $vis static $ident: $crate::rule::BuiltinRule = $crate::rule::BuiltinRule {
+            meta: $crate::rule::RuleMeta {
+                code: $code,
+                name: $name,
+                severity: $crate::finding::Severity::$sev,
+                summary: $summary,
+                needs: &[$($crate::rule::Need::$need),*],
+                params: &[$($crate::params::ParamSpec {
+                    name: stringify!($pname),
+                    kind: { #[allow(unused_imports)] use $crate::params::ParamKind::*; $pkind },
+                    default: { #[allow(unused_imports)] use $crate::params::ParamDefault::*; $pdefault },
+                    doc: $pdoc,
+                }),*],
+                raw_docs: concat!($($doc, "\n"),*),
+            },
+            check: $check,
+        };
+    };
+}

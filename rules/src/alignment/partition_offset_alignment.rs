@@ -1,0 +1,75 @@
+use spindle_core::declare_rule;
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+
+use crate::straddle::straddle_share;
+
+declare_rule! {
+    /// ## What it checks
+    /// Every partition starts at a multiple of `alignment_bytes` (64 KiB by default). Any larger
+    /// power-of-two boundary passes too: the Windows Server 2008+ default of 1,024 KiB, 2 MiB or
+    /// 16 MiB offsets are all aligned. When the stripe unit under the partition is known, the
+    /// message says what share of 8 KiB page I/Os and 64 KiB extent I/Os straddle two stripe
+    /// units.
+    ///
+    /// ## Why it matters
+    /// Windows Server 2003 and older started the first partition at sector 63, 32,256 bytes
+    /// (31.5 KiB) into the disk. That offset is not a multiple of any stripe unit, so one cluster
+    /// or one 64 KiB extent read can straddle two stripe units and cost two physical I/Os. On
+    /// identical servers running the same ERP workload, aligning (with 64 KiB clusters) cut the
+    /// average read stall from 149.4 ms to 74 ms; SQLIO measured +21 % random 8 KiB reads and
+    /// +18 % sequential reads. `diskpart` prints the offset rounded to KiB ("32 KB"), which hides
+    /// the fault: spindle reads bytes.
+    ///
+    /// ## How to fix
+    /// Recreate the partition at an aligned offset (1,024 KiB, the default since Windows Server
+    /// 2008; `diskpart create partition primary align=1024`), format it, and move the data back.
+    /// A partition cannot be moved in place, so plan the move with the data files offline.
+    ///
+    /// ## References
+    /// - Seed `000_48ca52fdbe0185ea.txt` (sector 63, SQLIO gains) and `001_db29c6f2a9e66287.txt`
+    ///   (149.4 ms vs 74 ms average reads).
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): 64 KiB as the
+    ///   usual minimum valid offset, `partition_offset / stripe_unit_size` an integer.
+    pub static PARTITION_OFFSET_ALIGNMENT = {
+        code: "ALN001",
+        name: "partition-offset-alignment",
+        severity: Error,
+        summary: "Partition offsets are a multiple of 64 KiB",
+        needs: [Partitions],
+        params: [
+            alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary every partition offset must be a multiple of." },
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let alignment = cx.params.bytes("alignment_bytes").max(1);
+    let view = cx.view;
+    for p in view.partitions.iter().flatten() {
+        let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
+        let remainder = offset % alignment;
+        if remainder == 0 {
+            continue;
+        }
+        let mut message = format!(
+            "partition starts at {}, {} past a {} boundary",
+            units::bytes(offset),
+            units::bytes(remainder),
+            units::binary(alignment)
+        );
+        if let Some(stripe) = view.stripe_of_partition(p) {
+            let page = straddle_share(offset, 8192, stripe.unit_bytes);
+            let extent = straddle_share(offset, 65536, stripe.unit_bytes);
+            message.push_str(&format!(
+                "; with a {} stripe unit, {} of 8 KiB page I/Os and {} of 64 KiB extent I/Os straddle two stripe units",
+                units::binary(stripe.unit_bytes),
+                units::percent(page),
+                units::percent(extent)
+            ));
+        }
+        cx.report(p, "offset_bytes", message)
+            .values(units::bytes(offset), format!("a multiple of {}", units::binary(alignment)));
+    }
+}
