@@ -1,7 +1,8 @@
 //! Fixture tests: every `tests/fixtures/<CODE>/<case>.json` snapshot is checked by rule `<CODE>`
 //! alone, with its default parameters, and the findings are compared with `<case>.snap` beside
 //! it. To accept new output: `INSTA_UPDATE=always cargo test -p spindle-rules --test fixtures`,
-//! then read the `.snap` diff before committing.
+//! then read the `.snap` diff before committing. `FIXTURES=PLC` limits the run to codes with that
+//! prefix.
 
 use std::fs;
 use std::path::Path;
@@ -21,8 +22,12 @@ fn fixtures() {
     let mut cases = 0;
     let mut dirs: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
     dirs.sort();
+    let only = std::env::var("FIXTURES").unwrap_or_default();
     for dir in dirs {
         let code = dir.file_name().unwrap().to_str().unwrap().to_string();
+        if !code.starts_with(&only) {
+            continue;
+        }
         let rule = rules.iter().find(|r| r.meta.code == code).unwrap_or_else(|| panic!("no rule {code}"));
         let active = [ActiveRule {
             rule: *rule,

@@ -1,0 +1,5 @@
+//! CAP: room to grow on the volumes that hold database files.
+
+use spindle_core::rule::BuiltinRule;
+
+pub static RULES: &[&BuiltinRule] = &[];

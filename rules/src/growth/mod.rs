@@ -1,0 +1,5 @@
+//! GRW: how database files grow.
+
+use spindle_core::rule::BuiltinRule;
+
+pub static RULES: &[&BuiltinRule] = &[];
