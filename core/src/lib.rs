@@ -11,6 +11,7 @@ pub mod facts;
 pub mod finding;
 pub mod glob;
 pub mod load;
+pub mod pack;
 pub mod params;
 pub mod rule;
 pub mod units;

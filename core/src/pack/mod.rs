@@ -1,0 +1,13 @@
+//! Rule packs: TOML files that select rules, set severities and parameters, declare facts and
+//! waive findings. Packs stack: `extends` first, then the pack itself, then the next `--pack`.
+//!
+//! The core reads no files: the caller's [`PackLoader`] turns a reference (a builtin name or a
+//! path) into text.
+
+mod error;
+mod file;
+mod resolve;
+
+pub use error::PackError;
+pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, WaiverEntry};
+pub use resolve::{Config, PackLoader, RuleSetting, SourceText, resolve};
