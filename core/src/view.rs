@@ -324,11 +324,13 @@ impl HostView {
         self.raid_sets.iter().flatten().position(|x| x.item.id == id)
     }
 
-    /// The volume holding a database file: by `volume_id` when the collector recorded it, else
+    /// The volume holding a database file: by `volume_id` when the collector recorded one, else
     /// by the longest mount point that prefixes the file's path (so `E:\SQLData\` wins over `E:\`
-    /// for a folder-mounted volume). Never by drive letter alone.
+    /// for a folder-mounted volume, and `E:\SQLDataOld\` stays on `E:\`). Never by drive letter
+    /// alone. An empty `volume_id` (what `sys.dm_os_volume_stats` reports for a UNC path) counts
+    /// as absent.
     pub fn volume_of_file(&self, f: &DbFile) -> Option<&Located<Volume>> {
-        if let Some(id) = &f.volume_id {
+        if let Some(id) = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty()) {
             return self.volume(id);
         }
         let path = norm_path(f.physical_name.as_deref()?);
@@ -336,10 +338,7 @@ impl HostView {
         for v in self.volumes.iter().flatten() {
             for mp in &v.item.mount_points {
                 let m = norm_path(mp);
-                let sep = if m.contains('\\') { '\\' } else { '/' };
-                let under =
-                    path == m || m == "/" || (path.starts_with(&m) && path[m.len()..].starts_with(sep));
-                if under && best.is_none_or(|(_, len)| m.len() > len) {
+                if is_under(&path, &m) && best.is_none_or(|(_, len)| m.len() > len) {
                     best = Some((v, m.len()));
                 }
             }
@@ -490,6 +489,15 @@ impl HostView {
     }
 }
 
+/// Whether a normalised path is at or under a normalised mount point (`e:` for `E:\`, `/` for
+/// the Linux root): the mount point is a prefix ending at a path separator.
+fn is_under(path: &str, mount: &str) -> bool {
+    if mount == "/" {
+        return path.starts_with('/');
+    }
+    path.strip_prefix(mount).is_some_and(|rest| rest.is_empty() || rest.starts_with(['\\', '/']))
+}
+
 fn backs(b: &Option<Backing>, partition_id: &str) -> bool {
     match b {
         Some(Backing::Partitions(ids)) => ids.iter().any(|i| i == partition_id),
@@ -507,5 +515,27 @@ fn data_disks(level: Option<&str>, members: u32) -> u32 {
         "raid1" | "1" => 1,
         "raid10" | "10" | "raid1+0" => (members / 2).max(1),
         _ => members.max(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_a_mount_point() {
+        assert!(is_under(&norm_path("E:\\Archive_log.ldf"), &norm_path("E:\\")));
+        assert!(is_under(&norm_path("E:/SQLLOGS/x.ldf"), &norm_path("e:\\SQLLogs\\")));
+        assert!(is_under(&norm_path("E:\\SQLData"), &norm_path("E:\\SQLData\\")));
+        assert!(!is_under(&norm_path("E:\\SQLDataOld\\x.mdf"), &norm_path("E:\\SQLData\\")));
+        assert!(!is_under(&norm_path("F:\\x.mdf"), &norm_path("E:\\")));
+        assert!(is_under("/var/opt/mssql/data/x.mdf", "/"));
+        assert!(is_under("/var/opt/mssql/data/x.mdf", "/var/opt/mssql/data"));
+        assert!(!is_under("/var/opt/mssql/data2/x.mdf", "/var/opt/mssql/data"));
+        assert!(
+            !is_under("/var/opt/mssql/Data/x.mdf", "/var/opt/mssql/data"),
+            "Linux paths are case-sensitive"
+        );
+        assert!(!is_under(&norm_path("C:\\x.mdf"), "/"));
     }
 }

@@ -1,0 +1,90 @@
+use spindle_core::declare_rule;
+use spindle_core::facts::FileType;
+use spindle_core::rule::Ctx;
+
+use super::files::{and_list, file_name, plural};
+
+declare_rule! {
+    /// ## What it checks
+    /// Every database (user, system and tempdb) has at most `max_log_files` log files: one by
+    /// default. A database whose collected file list holds no log file at all is reported "not
+    /// evaluated" (every database has one, so the list is incomplete).
+    ///
+    /// ## Why it matters
+    /// SQL Server writes the transaction log sequentially and fills one log file before it moves
+    /// on to the next: with two log files, the first takes every write until it is full, then
+    /// the second does. Extra log files therefore spread no I/O and add no throughput, whatever
+    /// volumes they are on (seed `002_dc6ecdf29a1f52c4.txt`). They only add a file to size,
+    /// grow, watch and place on every restore. Log throughput comes only from the volume under the single log file: put it on a
+    /// volume striped over several disks (a Storage Spaces virtual disk with several columns, an
+    /// md RAID 10, a striped LVM volume).
+    ///
+    /// A second log file is sometimes added in an emergency, when the first filled its volume;
+    /// it should go once the emergency is over.
+    ///
+    /// ## How to fix
+    /// Remove the extra log file once no active log is in it. Take a log backup (FULL or
+    /// BULK_LOGGED recovery) or a CHECKPOINT (SIMPLE) so the active part of the log moves to the
+    /// first file, then:
+    ///
+    /// ```sql
+    /// USE [Sales];
+    /// DBCC SHRINKFILE (Sales_log2, EMPTYFILE);
+    /// ALTER DATABASE [Sales] REMOVE FILE Sales_log2;
+    /// ```
+    ///
+    /// If `REMOVE FILE` reports the file is not empty, repeat the log backup and retry. Size the
+    /// remaining log file for the workload (`ALTER DATABASE [Sales] MODIFY FILE (NAME =
+    /// Sales_log, SIZE = 16GB, FILEGROWTH = 1GB)`) and, if it needs more throughput, move it to
+    /// a striped volume (for example `New-VirtualDisk -NumberOfColumns 8 -Interleave 64KB`,
+    /// formatted with `Format-Volume -AllocationUnitSize 65536`).
+    ///
+    /// ## References
+    /// - Seed `002_dc6ecdf29a1f52c4.txt`: the log is written sequentially, log file 2 is used
+    ///   only once log file 1 is full, so several log files do not make log I/O more efficient;
+    ///   log throughput needs a volume built over several disks.
+    /// - Microsoft, "SQL Server transaction log architecture and management guide": the logical
+    ///   log moves through the physical log files in turn, wrapping back to the first.
+    pub static SINGLE_LOG_FILE = {
+        code: "PLC003",
+        name: "single-log-file",
+        severity: Warning,
+        summary: "Each database has a single log file",
+        needs: [DatabaseFiles],
+        params: [
+            max_log_files: { kind: Count, default: Num(1.0), doc: "Log files a database may have." },
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let max = cx.params.num("max_log_files") as usize;
+    let view = cx.view;
+    for dv in &view.databases {
+        let Some(files) = cx.need(&dv.db, "files", dv.files.as_ref()) else { continue };
+        let logs: Vec<String> =
+            files.iter().filter(|f| f.file_type == FileType::Log).map(|f| file_name(f)).collect();
+        if logs.is_empty() {
+            cx.not_evaluated_because(
+                &dv.db,
+                "files",
+                "no log file among the collected files; every database has one, so the list is incomplete",
+            );
+            continue;
+        }
+        if logs.len() <= max {
+            continue;
+        }
+        cx.report(
+            &dv.db,
+            "files",
+            format!(
+                "{}: {}; the log is written sequentially, filling one file before the next, so files beyond the first add no throughput",
+                plural(logs.len(), "log file"),
+                and_list(&logs)
+            ),
+        )
+        .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")));
+    }
+}

@@ -1,0 +1,132 @@
+use spindle_core::declare_rule;
+use spindle_core::facts::DatabaseRole;
+use spindle_core::rule::Ctx;
+use spindle_core::view::{DatabaseView, HostView};
+
+use super::files::{and_list, file_kind, location_field, plural, tempdb_of, volume_not_evaluated, volume_of};
+
+declare_rule! {
+    /// ## What it checks
+    /// No tempdb file (data or log) is on a volume that also holds a file of a user database, of
+    /// this instance or of another instance on the same host. Volumes are compared by identity
+    /// (`volume_id`, else the longest mount point prefixing the path), never by drive letter: a
+    /// user database on the folder-mounted volume `T:\UserData\` does not share the volume `T:\`
+    /// with tempdb. master, model and msdb may share tempdb's volume: they are small and quiet.
+    ///
+    /// A tempdb file whose volume cannot be determined is reported "not evaluated", and so is a
+    /// user database file whose volume cannot be determined while tempdb's volumes are known
+    /// (it might be on one of them). An instance whose tempdb was not collected is reported "not
+    /// evaluated" too.
+    ///
+    /// ## Why it matters
+    /// tempdb serves every database of the instance: sorts and hashes that spill, version store
+    /// for snapshot isolation and online index builds, temporary tables, DBCC CHECKDB. Its I/O
+    /// comes in bursts of extent-sized writes and reads. On the same volume as user data and
+    /// logs, a tempdb burst queues every other database's reads and log writes behind it, and a
+    /// runaway tempdb growth fills the volume the user databases need to grow. SQL Server's own
+    /// assessment (SQL Assessment API rule `TempDbSameVolume`) flags the shared volume; on Azure
+    /// VMs the recommendation is tempdb on the local ephemeral disk, away from the data disks.
+    ///
+    /// ## How to fix
+    /// Give tempdb a volume of its own (on Azure, the local temporary disk `D:\` for a VM size
+    /// that has one), point every tempdb file at it, and restart the service (tempdb is created
+    /// anew at start-up; delete the old files afterwards):
+    ///
+    /// ```sql
+    /// ALTER DATABASE tempdb MODIFY FILE (NAME = tempdev, FILENAME = 'T:\TempDB\tempdb.mdf');
+    /// ALTER DATABASE tempdb MODIFY FILE (NAME = temp2,   FILENAME = 'T:\TempDB\tempdb_mssql_2.ndf');
+    /// ALTER DATABASE tempdb MODIFY FILE (NAME = templog, FILENAME = 'T:\TempDB\templog.ldf');
+    /// ```
+    ///
+    /// Format the new volume with 64 KiB clusters (`Format-Volume -DriveLetter T -FileSystem
+    /// NTFS -AllocationUnitSize 65536`; on Linux `mkfs.xfs` and a mount at `/var/opt/mssql/tempdb`
+    /// owned by `mssql`). Alternatively move the user databases' files off tempdb's volume.
+    ///
+    /// ## References
+    /// - SQL Assessment API rule `TempDbSameVolume`: tempdb files on the same volume as user
+    ///   database files.
+    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage": tempdb on the
+    ///   local ephemeral SSD, data and log on separate data disks.
+    /// - Seed `000_48ca52fdbe0185ea.txt`: SQL Server's I/O patterns (random 8 KiB page I/O;
+    ///   sequential 64-256 KiB I/O for index rebuilds, bulk inserts and DBCC).
+    pub static TEMPDB_OWN_VOLUME = {
+        code: "PLC004",
+        name: "tempdb-own-volume",
+        severity: Warning,
+        summary: "tempdb's files share no volume with user database files",
+        needs: [DatabaseFiles],
+        params: [],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    let user: Vec<_> = view
+        .databases
+        .iter()
+        .filter(|d| d.db.effective_role() == DatabaseRole::User)
+        .flat_map(|d| d.files.iter().flatten().map(move |f| (d, f, volume_of(view, f))))
+        .collect();
+    let mut any_tempdb_volume = false;
+    for (i, inst) in view.instances.iter().flatten().enumerate() {
+        let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };
+        let Some(files) = cx.need(&tempdb.db, "files", tempdb.files.as_ref()) else { continue };
+        for f in files {
+            let Some(tv) = volume_of(view, f) else {
+                volume_not_evaluated(cx, f);
+                continue;
+            };
+            any_tempdb_volume = true;
+            let mut sharing: Vec<&DatabaseView> = vec![];
+            for (d, _, uv) in &user {
+                if uv.as_ref().is_some_and(|uv| uv.key == tv.key)
+                    && !sharing.iter().any(|s| s.db.key == d.db.key)
+                {
+                    sharing.push(d);
+                }
+            }
+            if sharing.is_empty() {
+                continue;
+            }
+            let names: Vec<String> = sharing.iter().map(|d| db_name(view, d, i)).collect();
+            let which = if names.len() == 1 { "user database" } else { "user databases" };
+            cx.report(
+                f,
+                location_field(f),
+                format!(
+                    "tempdb {} shares volume {} with the {which} {}",
+                    file_kind(f),
+                    tv.name,
+                    and_list(&names)
+                ),
+            )
+            .values(
+                format!("volume {}, also holding {}", tv.name, plural(names.len(), "user database")),
+                "a volume holding no user database files",
+            );
+        }
+    }
+    // A user file whose volume is unknown may be on tempdb's volume: not a pass.
+    if any_tempdb_volume {
+        for d in view.databases.iter().filter(|d| d.db.effective_role() == DatabaseRole::User) {
+            if d.files.is_none() {
+                cx.not_evaluated(&d.db, "files");
+            }
+        }
+        for (_, f, uv) in &user {
+            if uv.is_none() {
+                volume_not_evaluated(cx, f);
+            }
+        }
+    }
+}
+
+/// `Sales`, or `REPORTING › Sales` for a database of another instance than tempdb's.
+fn db_name(view: &HostView, d: &DatabaseView, tempdb_instance: usize) -> String {
+    if d.instance == tempdb_instance {
+        return d.db.name.clone();
+    }
+    let inst = view.instances.iter().flatten().nth(d.instance).map_or("?", |i| i.name.as_str());
+    format!("{inst} › {}", d.db.name)
+}
