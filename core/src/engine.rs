@@ -75,7 +75,14 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         }
         let mut cx = Ctx::new(view, &active.params, &active.code, meta, active.severity);
         active.rule.check(&mut cx);
-        let (findings, not_evaluated) = cx.into_results();
+        let (mut findings, not_evaluated) = cx.into_results();
+        // A pack's severity is the user's word on the rule: it replaces the grades a rule may
+        // give its findings (LAT001's warning at 20 ms and error at 100 ms).
+        if active.severity != meta.severity {
+            for f in &mut findings {
+                f.severity = active.severity;
+            }
+        }
         report.findings.extend(findings);
         report.not_evaluated.extend(not_evaluated);
         report.rules_run += 1;

@@ -11,9 +11,12 @@ pub mod facts;
 pub mod finding;
 pub mod glob;
 pub mod load;
+pub mod locate;
 pub mod pack;
 pub mod params;
+pub mod report;
 pub mod rule;
+pub mod schema;
 pub mod units;
 pub mod view;
 

@@ -31,7 +31,11 @@ impl std::error::Error for LoadError {}
 
 /// Parses a snapshot. Checks the schema version before blaming any field, so a file from a newer
 /// spindle says so instead of listing fields this build does not know.
-pub fn parse_snapshot(path: &str, text: String) -> Result<Document, LoadError> {
+pub fn parse_snapshot(path: &str, mut text: String) -> Result<Document, LoadError> {
+    // PowerShell's Out-File and Set-Content write a byte-order mark; JSON parsers refuse it.
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
     match serde_json::from_str::<Snapshot>(&text) {
         Ok(snapshot) if snapshot.schema_version == SCHEMA_VERSION => {
             Ok(Document { path: path.to_string(), text, snapshot })
@@ -93,6 +97,12 @@ mod tests {
         let text = "{\"schema_version\": 7, \"host\": {\"name\": \"a\"}, \"future\": 1}".to_string();
         let e = parse_snapshot("f.json", text).unwrap_err();
         assert!(e.message.contains("unsupported schema_version 7"), "{e}");
+    }
+
+    #[test]
+    fn byte_order_mark_is_accepted() {
+        let text = "\u{feff}{\"schema_version\": 1, \"host\": {\"name\": \"a\"}}".to_string();
+        assert_eq!(parse_snapshot("f.json", text).unwrap().snapshot.host.name, "a");
     }
 
     #[test]

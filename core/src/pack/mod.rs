@@ -8,6 +8,6 @@ mod error;
 mod file;
 mod resolve;
 
-pub use error::PackError;
+pub use error::{PackError, did_you_mean};
 pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, WaiverEntry};
 pub use resolve::{Config, PackLoader, RuleSetting, SourceText, resolve};

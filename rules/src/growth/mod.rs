@@ -1,5 +1,16 @@
 //! GRW: how database files grow.
 
+mod growth_increment;
+mod instant_file_initialization;
+mod no_percent_growth;
+#[cfg(test)]
+mod testutil;
+mod tsql;
+
+pub use growth_increment::GROWTH_INCREMENT;
+pub use instant_file_initialization::INSTANT_FILE_INITIALIZATION;
+pub use no_percent_growth::NO_PERCENT_GROWTH;
+
 use spindle_core::rule::BuiltinRule;
 
-pub static RULES: &[&BuiltinRule] = &[];
+pub static RULES: &[&BuiltinRule] = &[&NO_PERCENT_GROWTH, &GROWTH_INCREMENT, &INSTANT_FILE_INITIALIZATION];

@@ -1,5 +1,15 @@
 //! LAT: the I/O stalls SQL Server measured.
 
+mod data_read_latency;
+mod latency_vs_media;
+mod log_write_latency;
+mod stall;
+mod volume;
+
+pub use data_read_latency::DATA_READ_LATENCY;
+pub use latency_vs_media::LATENCY_VS_MEDIA;
+pub use log_write_latency::LOG_WRITE_LATENCY;
+
 use spindle_core::rule::BuiltinRule;
 
-pub static RULES: &[&BuiltinRule] = &[];
+pub static RULES: &[&BuiltinRule] = &[&DATA_READ_LATENCY, &LOG_WRITE_LATENCY, &LATENCY_VS_MEDIA];

@@ -1,0 +1,249 @@
+//! The JSON report: spindle's own stable, documented format (`docs/report-json.md`).
+//!
+//! Streamed: the header and rules on `begin`, one host object per `host` call, the summary on
+//! `finish`. Every key is always present (`null` when there is no value), so consumers can rely
+//! on the shape. Adding keys is compatible; renaming or removing one bumps `report_version`.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{
+    FactLocation, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint, locate_finding,
+    locate_not_evaluated, write_indented,
+};
+use crate::engine::HostReport;
+use crate::view::{EntityRef, HostView};
+
+/// The version of the JSON report format this writer produces.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Writes the JSON report to `out` as the run goes.
+pub struct JsonWriter<W: Write> {
+    out: W,
+    spindle_version: String,
+    stage: Stage,
+    hosts: usize,
+}
+
+impl<W: Write> JsonWriter<W> {
+    /// `spindle_version` is recorded in the report (the CLI passes its own version).
+    pub fn new(out: W, spindle_version: &str) -> Self {
+        JsonWriter { out, spindle_version: spindle_version.to_string(), stage: Stage::New, hosts: 0 }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[derive(Serialize)]
+struct JsonRule<'a> {
+    code: &'a str,
+    name: &'a str,
+    severity: &'static str,
+    category: &'a str,
+    summary: &'a str,
+    docs: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonHost<'a> {
+    host: &'a str,
+    sources: Vec<&'a str>,
+    rules_run: usize,
+    findings: Vec<JsonFinding<'a>>,
+    not_evaluated: Vec<JsonNotEvaluated<'a>>,
+    errors: Vec<JsonError<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEntity<'a> {
+    key: &'a str,
+    label: &'a str,
+    kind: &'static str,
+}
+
+impl<'a> JsonEntity<'a> {
+    fn new(e: &'a EntityRef) -> Self {
+        JsonEntity { key: &e.key, label: &e.label, kind: entity_kind(e) }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonLocation {
+    path: String,
+    pointer: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    exact: bool,
+}
+
+impl From<FactLocation> for JsonLocation {
+    fn from(l: FactLocation) -> Self {
+        JsonLocation {
+            path: l.path,
+            pointer: l.pointer,
+            line: l.start.0,
+            column: l.start.1,
+            end_line: l.end.0,
+            end_column: l.end.1,
+            exact: l.exact,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonWaiver<'a> {
+    reason: &'a str,
+    expires: Option<&'a str>,
+    source: &'a str,
+    expired: bool,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    code: &'a str,
+    rule: &'a str,
+    severity: &'static str,
+    message: &'a str,
+    measured: Option<&'a str>,
+    expected: Option<&'a str>,
+    entity: JsonEntity<'a>,
+    field: Option<&'a str>,
+    location: Option<JsonLocation>,
+    fix: &'a str,
+    waived: bool,
+    waiver: Option<JsonWaiver<'a>>,
+    fingerprint: String,
+}
+
+#[derive(Serialize)]
+struct JsonNotEvaluated<'a> {
+    code: &'a str,
+    rule: &'a str,
+    entity: Option<JsonEntity<'a>>,
+    missing: &'a str,
+    reason: Option<&'a str>,
+    location: Option<JsonLocation>,
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    hosts: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+    waived: usize,
+    expired_waivers: usize,
+    not_evaluated: usize,
+    rule_errors: usize,
+    incomplete: bool,
+}
+
+impl<W: Write> ReportWriter for JsonWriter<W> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        self.stage.expect(Stage::New, "begin")?;
+        self.stage = Stage::Begun;
+        let rules: Vec<JsonRule<'_>> = rules
+            .iter()
+            .map(|r| JsonRule {
+                code: &r.code,
+                name: &r.name,
+                severity: r.severity.as_str(),
+                category: &r.category,
+                summary: &r.summary,
+                docs: &r.docs,
+            })
+            .collect();
+        let out = &mut self.out;
+        out.write_all(b"{\n  \"spindle_version\": ")?;
+        serde_json::to_writer(&mut *out, &self.spindle_version).map_err(io::Error::other)?;
+        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"rules\": ")?;
+        write_indented(out, &rules, "  ")?;
+        out.write_all(b",\n  \"hosts\": [")
+    }
+
+    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "host")?;
+        let host = JsonHost {
+            host: &report.host,
+            sources: view.docs.iter().map(|(p, _)| p.as_str()).collect(),
+            rules_run: report.rules_run,
+            findings: report
+                .findings
+                .iter()
+                .map(|f| JsonFinding {
+                    code: &f.code,
+                    rule: &f.rule,
+                    severity: f.severity.as_str(),
+                    message: &f.message,
+                    measured: f.measured.as_deref(),
+                    expected: f.expected.as_deref(),
+                    entity: JsonEntity::new(&f.entity),
+                    field: f.field.as_deref(),
+                    location: locate_finding(view, f).map(Into::into),
+                    fix: &f.fix,
+                    waived: f.is_waived(),
+                    waiver: f.waiver.as_ref().map(|w| JsonWaiver {
+                        reason: &w.reason,
+                        expires: w.expires.as_deref(),
+                        source: &w.source,
+                        expired: w.expired,
+                    }),
+                    fingerprint: fingerprint(f),
+                })
+                .collect(),
+            not_evaluated: report
+                .not_evaluated
+                .iter()
+                .map(|n| JsonNotEvaluated {
+                    code: &n.code,
+                    rule: &n.rule,
+                    entity: n.entity.as_ref().map(JsonEntity::new),
+                    missing: &n.missing,
+                    reason: n.reason.as_deref(),
+                    location: locate_not_evaluated(view, n).map(Into::into),
+                })
+                .collect(),
+            errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
+        };
+        let out = &mut self.out;
+        let sep: &[u8] = if self.hosts == 0 { b"\n    " } else { b",\n    " };
+        out.write_all(sep)?;
+        write_indented(out, &host, "    ")?;
+        self.hosts += 1;
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "finish")?;
+        self.stage = Stage::Finished;
+        let s = JsonSummary {
+            hosts: summary.hosts,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            notes: summary.notes,
+            waived: summary.waived,
+            expired_waivers: summary.expired_waivers,
+            not_evaluated: summary.not_evaluated,
+            rule_errors: summary.rule_errors,
+            incomplete: summary.incomplete(),
+        };
+        let out = &mut self.out;
+        let close: &[u8] = if self.hosts == 0 { b"]" } else { b"\n  ]" };
+        out.write_all(close)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        write_indented(out, &s, "  ")?;
+        out.write_all(b"\n}\n")?;
+        out.flush()
+    }
+}

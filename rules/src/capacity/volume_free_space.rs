@@ -1,0 +1,130 @@
+use spindle_core::declare_rule;
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+
+use crate::format::db_volumes::{any_file, volumes_holding};
+
+declare_rule! {
+    /// ## What it checks
+    /// Every volume that holds database files (data, log, tempdb, FILESTREAM, full-text) has at
+    /// least `min_free_percent` (20 % by default) of its size free: `free_bytes / size_bytes ≥
+    /// 20 %`. Exactly 20 % passes. Volumes are found through the database files, by volume
+    /// identity, so a folder-mounted volume (`E:\SQLData\`) is judged on its own free space, not
+    /// on that of `E:\`. A volume whose size or free space was not collected is not evaluated.
+    ///
+    /// ## Why it matters
+    /// Data and log files grow into the free space of their volume. When it runs out, autogrowth
+    /// fails: a full log stops every write to the database (error 9002), a full data file fails
+    /// the inserts that needed the space (error 1105), and a full tempdb volume fails queries
+    /// across the instance. Below 20 % free there is little room for a growth burst, an index
+    /// rebuild or a long-running transaction's log, and an NTFS volume that is nearly full
+    /// fragments the files that do grow.
+    ///
+    /// ## How to fix
+    /// - See what takes the space: `Get-Volume | Select DriveLetter, Size, SizeRemaining`
+    ///   (`Get-CimInstance Win32_Volume | Select Name, Capacity, FreeSpace` for mounted folders),
+    ///   `df -h /var/opt/mssql/data` on Linux, and in SQL Server
+    ///   `SELECT * FROM sys.dm_os_volume_stats(DB_ID(), 1)`.
+    /// - Extend the volume (`Resize-Partition -DriveLetter E -Size (Get-PartitionSupportedSize
+    ///   -DriveLetter E).SizeMax` after growing the LUN or virtual disk; `xfs_growfs` on Linux),
+    ///   or move a database to another volume.
+    /// - Reclaim space that is not the database's: old backups, dumps, copies of files.
+    ///   Shrinking data files is a last resort: it fragments indexes.
+    ///
+    /// ## References
+    /// - dbachecks `DiskCapacity` check: 20 % free space on volumes holding database files.
+    pub static VOLUME_FREE_SPACE = {
+        code: "CAP001",
+        name: "volume-free-space",
+        severity: Warning,
+        summary: "Volumes holding database files keep at least 20 % free",
+        needs: [Volumes, DatabaseFiles],
+        params: [
+            min_free_percent: { kind: Percent, default: Num(20.0), doc: "Least share of a volume's size that must be free." },
+        ],
+        check: check,
+    }
+}
+
+/// Whether `free` is at least `min_percent` % of `size`, exact to 1/100 of a percent for any
+/// volume size (no floating point on the byte counts).
+fn enough_free(free: u64, size: u64, min_percent: f64) -> bool {
+    let min_hundredths = (min_percent * 100.0).round() as u128;
+    (free as u128) * 10_000 >= min_hundredths * size as u128
+}
+
+/// The free share as a percentage; with two decimals when one decimal would round it up to the
+/// threshold, rounded down ("19.99 %", not "20 %" below a 20 % minimum).
+fn free_share(share: f64, min_percent: f64) -> String {
+    let one = units::percent(share);
+    if one == units::percent(min_percent / 100.0) {
+        format!("{:.2} %", (share * 10_000.0).floor() / 100.0)
+    } else {
+        one
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let min_percent = cx.params.num("min_free_percent");
+    for dv in volumes_holding(cx, any_file) {
+        let v = dv.volume;
+        let Some(size) = cx.need(v, "size_bytes", v.size_bytes) else { continue };
+        let Some(free) = cx.need(v, "free_bytes", v.free_bytes) else { continue };
+        if size == 0 {
+            cx.not_evaluated_because(v, "size_bytes", "the collector reported a size of 0 bytes");
+            continue;
+        }
+        if enough_free(free, size, min_percent) {
+            continue;
+        }
+        let share = free as f64 / size as f64;
+        let shown = free_share(share, min_percent);
+        let message = format!(
+            "volume {} has {} free of {} ({}), below the {} it should keep free; it holds {}",
+            v.display_name(),
+            units::binary(free),
+            units::binary(size),
+            shown,
+            units::percent(min_percent / 100.0),
+            dv.describe_files()
+        );
+        cx.report(v, "free_bytes", message).values(
+            format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
+            format!("at least {} free", units::percent(min_percent / 100.0)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::enough_free;
+
+    #[test]
+    fn boundary_passes() {
+        assert!(enough_free(200, 1000, 20.0));
+        assert!(!enough_free(199, 1000, 20.0));
+        assert!(enough_free(0, 1000, 0.0));
+    }
+
+    #[test]
+    fn huge_volumes_do_not_lose_precision() {
+        // 1 PiB volume, 20 % free to the byte, then one byte short.
+        let size: u64 = 1 << 50;
+        let free = size / 5 + 1; // 2^50 is not a multiple of 5: round up
+        assert!(enough_free(free, size, 20.0));
+        assert!(!enough_free(free - 1, size, 20.0));
+    }
+
+    #[test]
+    fn share_never_displays_as_the_threshold() {
+        assert_eq!(super::free_share(0.19996, 20.0), "19.99 %");
+        assert_eq!(super::free_share(0.1999, 20.0), "19.99 %");
+        assert_eq!(super::free_share(0.078, 20.0), "7.8 %");
+    }
+
+    #[test]
+    fn fractional_threshold() {
+        assert!(enough_free(125, 1000, 12.5));
+        assert!(!enough_free(124, 1000, 12.5));
+    }
+}

@@ -1,0 +1,208 @@
+//! The volumes that hold database files, grouped by volume identity, and what the volume says
+//! about its operating system. Shared by the FMT, CAP and MED rules.
+//!
+//! Candidates for `spindle_core::view` (HostView): `volumes_holding`, `os_of_volume`.
+
+use spindle_core::facts::{DbFile, FileType, FsKind, OsFamily, Volume};
+use spindle_core::rule::Ctx;
+use spindle_core::view::{DatabaseView, HostView, Located};
+
+/// A volume and the database files on it, in snapshot order.
+pub(crate) struct DbVolume<'v> {
+    pub volume: &'v Located<Volume>,
+    pub files: Vec<(&'v DatabaseView, &'v Located<DbFile>)>,
+}
+
+impl DbVolume<'_> {
+    /// "2 database files: Sales_Data (Sales), Sales_Log (Sales)"; at most two names, then
+    /// "and N more".
+    pub fn describe_files(&self) -> String {
+        describe_files(&self.files)
+    }
+}
+
+/// Data and log files (tempdb's included); not FILESTREAM or full-text containers.
+pub(crate) fn data_or_log(f: &DbFile) -> bool {
+    matches!(f.file_type, FileType::Rows | FileType::Log)
+}
+
+/// Any database file.
+pub(crate) fn any_file(_: &DbFile) -> bool {
+    true
+}
+
+/// The volumes holding the files `keep` selects, each once (joined by volume key, never by
+/// drive letter), in the order of the snapshot's `volumes`. A selected file whose volume cannot
+/// be found is recorded "not evaluated" on the file.
+pub(crate) fn volumes_holding<'v>(cx: &mut Ctx<'v>, keep: fn(&DbFile) -> bool) -> Vec<DbVolume<'v>> {
+    let view: &'v HostView = cx.view;
+    let mut out: Vec<DbVolume<'v>> = Vec::new();
+    for (db, f) in view.files() {
+        if !keep(f) {
+            continue;
+        }
+        match resolve(cx, f) {
+            Some(v) => match out.iter_mut().find(|d| d.volume.key == v.key) {
+                Some(d) => d.files.push((db, f)),
+                None => out.push(DbVolume { volume: v, files: vec![(db, f)] }),
+            },
+            None => continue,
+        }
+    }
+    let order = |v: &Located<Volume>| {
+        view.volumes.iter().flatten().position(|x| x.key == v.key).unwrap_or(usize::MAX)
+    };
+    out.sort_by_key(|d| order(d.volume));
+    out
+}
+
+/// The volume of a file, or `None` after recording why it could not be found.
+pub(crate) fn resolve<'v>(cx: &mut Ctx<'v>, f: &'v Located<DbFile>) -> Option<&'v Located<Volume>> {
+    let view: &'v HostView = cx.view;
+    // sys.dm_os_volume_stats returns an empty volume_id for a file on a UNC share: no id.
+    let id = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+    let found = view.volume_of_file(f);
+    if let Some(v) = found {
+        return Some(v);
+    }
+    match (id, &f.physical_name) {
+        (Some(id), _) => cx.not_evaluated_because(
+            f,
+            "volume_id",
+            format!(
+                "no collected volume has the id {id} (sys.dm_os_volume_stats.volume_id); collect the \
+                 host's volumes with the SQL Server facts"
+            ),
+        ),
+        (None, Some(path)) => {
+            let id = if f.volume_id.is_some() {
+                "SQL Server reported an empty volume_id (a file on a UNC share)"
+            } else {
+                "the file's volume_id was not collected"
+            };
+            cx.not_evaluated_because(
+                f,
+                "volume_id",
+                format!("{id}, and no collected volume has a mount point containing {path}"),
+            )
+        }
+        (None, None) => cx.not_evaluated(f, "volume_id"),
+    }
+    None
+}
+
+/// "1 database file: tempdev (tempdb)"; "5 database files: a (x), b (y) and 3 more".
+pub(crate) fn describe_files(files: &[(&DatabaseView, &Located<DbFile>)]) -> String {
+    let n = files.len();
+    let names: Vec<String> =
+        files.iter().take(2).map(|(db, f)| format!("{} ({})", f.logical_name, db.db.name)).collect();
+    let noun = if n == 1 { "database file" } else { "database files" };
+    match n {
+        0 => "no database files".to_string(),
+        1 | 2 => format!("{n} {noun}: {}", names.join(", ")),
+        _ => format!("{n} {noun}: {} and {} more", names.join(", "), n - 2),
+    }
+}
+
+/// The operating system a volume belongs to: the host's `os_family` when it is Windows or
+/// Linux, else what the volume itself shows: Linux mount options, a `/...` mount point or a
+/// `/dev/...` id mean Linux; a drive letter, a `\\?\` GUID path or a UNC path mean Windows.
+/// The filesystem name is deliberately not used, so a rule judging the filesystem does not
+/// judge it against itself. `None` when nothing tells.
+pub(crate) fn os_of_volume(view: &HostView, v: &Volume) -> Option<OsFamily> {
+    if let Some(os @ (OsFamily::Windows | OsFamily::Linux)) = view.host.os_family {
+        return Some(os);
+    }
+    let posix = |p: &str| p.starts_with('/');
+    let windows = |p: &str| {
+        let b = p.as_bytes();
+        p.starts_with("\\\\") || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
+    };
+    if v.mount_options.is_some() || v.mount_points.iter().any(|m| posix(m)) || v.id.starts_with("/dev/") {
+        return Some(OsFamily::Linux);
+    }
+    if v.mount_points.iter().any(|m| windows(m)) || windows(&v.id) {
+        return Some(OsFamily::Windows);
+    }
+    None
+}
+
+/// The filesystem name as reported, for messages (`NTFS`, `xfs`), or "an unknown filesystem".
+pub(crate) fn fs_name(v: &Volume) -> &str {
+    v.filesystem.as_deref().unwrap_or("an unknown filesystem")
+}
+
+/// Whether the filesystem is one of the Linux filesystems SQL Server supports.
+pub(crate) fn is_linux_fs(v: &Volume) -> bool {
+    matches!(v.fs_kind(), Some(FsKind::Xfs | FsKind::Ext4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vol(id: &str, mounts: &[&str]) -> Volume {
+        Volume {
+            id: id.into(),
+            mount_points: mounts.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn view(os: Option<OsFamily>) -> HostView {
+        let mut v = HostView::build(vec![], Default::default());
+        v.host.item.os_family = os;
+        v
+    }
+
+    fn view_with(volumes: Vec<Volume>) -> HostView {
+        let mut v = view(None);
+        v.volumes = Some(
+            volumes
+                .into_iter()
+                .map(|item| Located { key: item.id.clone(), label: String::new(), origins: vec![], item })
+                .collect(),
+        );
+        v
+    }
+
+    #[test]
+    fn drive_root_and_folder_mounts() {
+        let view = view_with(vec![
+            vol("c", &["C:\\"]),
+            vol("e", &["E:\\"]),
+            vol("e1", &["E:\\SQLData\\"]),
+            vol("root", &["/"]),
+            vol("data", &["/var/opt/mssql/data"]),
+        ]);
+        let id = |p: &str| {
+            let f = DbFile { physical_name: Some(p.to_string()), ..DbFile::default() };
+            view.volume_of_file(&f).map(|v| v.id.clone())
+        };
+        assert_eq!(id("D:\\x.mdf"), None);
+        assert_eq!(id("c:\\Program Files\\x.mdf").as_deref(), Some("c"));
+        assert_eq!(id("E:\\SQLLogs\\x.ldf").as_deref(), Some("e"));
+        assert_eq!(id("E:\\SQLData\\x.mdf").as_deref(), Some("e1"));
+        assert_eq!(id("E:\\SQLData2\\x.mdf").as_deref(), Some("e"));
+        assert_eq!(id("/var/opt/mssql/data/x.mdf").as_deref(), Some("data"));
+        assert_eq!(id("/var/opt/mssql/log/x.ldf").as_deref(), Some("root"));
+    }
+
+    #[test]
+    fn host_os_wins() {
+        let v = view(Some(OsFamily::Windows));
+        assert_eq!(os_of_volume(&v, &vol("/dev/sdb1", &["/var/opt/mssql"])), Some(OsFamily::Windows));
+    }
+
+    #[test]
+    fn os_from_volume_shape() {
+        let v = view(None);
+        assert_eq!(os_of_volume(&v, &vol("/dev/sdb1", &[])), Some(OsFamily::Linux));
+        assert_eq!(os_of_volume(&v, &vol("x", &["/data"])), Some(OsFamily::Linux));
+        assert_eq!(os_of_volume(&v, &vol("\\\\?\\Volume{1}\\", &[])), Some(OsFamily::Windows));
+        assert_eq!(os_of_volume(&v, &vol("x", &["E:\\SQLData\\"])), Some(OsFamily::Windows));
+        assert_eq!(os_of_volume(&v, &vol("x", &[])), None);
+        let other = view(Some(OsFamily::Other));
+        assert_eq!(os_of_volume(&other, &vol("x", &["/data"])), Some(OsFamily::Linux));
+    }
+}

@@ -1,0 +1,89 @@
+use spindle_core::declare_rule;
+use spindle_core::facts::FsKind;
+use spindle_core::rule::Ctx;
+
+use super::db_volumes::{any_file, volumes_holding};
+
+declare_rule! {
+    /// ## What it checks
+    /// No volume that holds database files (data, log, tempdb, FILESTREAM, full-text) has
+    /// filesystem compression turned on (`compressed`) or files encrypted with EFS
+    /// (`encrypted`; BitLocker does not count and is fine). Each of the two facts is judged on its
+    /// own: one that was not collected is "not evaluated" for that fact only.
+    ///
+    /// On xfs and ext4 volumes a missing `compressed` fact is not needed: neither filesystem has
+    /// transparent compression. A missing `encrypted` fact is not needed on xfs, which has no
+    /// file-level encryption; ext4 has one (fscrypt), so there it is still asked for. A value a
+    /// collector did report is always judged.
+    ///
+    /// ## Why it matters
+    /// Windows performs I/O to NTFS-compressed and EFS-encrypted files synchronously. SQL Server
+    /// issues asynchronous I/O and counts on it for read-ahead, checkpoint and log writes: on
+    /// such a file every I/O stalls the worker that issued it, and compression adds CPU work to
+    /// every read and write. SQL Server accepts NTFS-compressed files only in read-only
+    /// databases and read-only secondary filegroups; a compressed file in a read/write database
+    /// fails with error 5118.
+    ///
+    /// ## How to fix
+    /// - Compression: with the databases offline, `compact /U /S:E:\SQLData\ /I /Q`
+    ///   decompresses the files and clears the folder's compress attribute so new files are not
+    ///   compressed (for the whole volume: `compact /U /S:E:\ /I /Q`); check with
+    ///   `compact /S:E:\SQLData\` and `fsutil fsinfo volumeinfo E:`.
+    /// - EFS: `cipher /D /S:E:\SQLData\` decrypts in place (databases offline); check with
+    ///   `cipher /S:E:\SQLData\`. To encrypt data at rest use Transparent Data Encryption or
+    ///   BitLocker instead, which keep I/O asynchronous.
+    ///
+    /// ## References
+    /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": compression
+    ///   and EFS make SQL Server's asynchronous I/O synchronous.
+    /// - Microsoft, "Asynchronous disk I/O appears as synchronous on Windows" (KB 156932):
+    ///   NTFS compression and encryption are among the causes.
+    /// - Microsoft, "Description of support for SQL Server databases on compressed volumes":
+    ///   read-only databases and filegroups only.
+    pub static VOLUME_COMPRESSION = {
+        code: "FMT002",
+        name: "volume-compression",
+        severity: Error,
+        summary: "No filesystem compression or EFS on volumes holding database files",
+        needs: [Volumes, DatabaseFiles],
+        params: [],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    for dv in volumes_holding(cx, any_file) {
+        let v = dv.volume;
+        let kind = v.fs_kind();
+        // xfs and ext4 have no transparent compression; xfs has no file-level encryption.
+        let no_compression = matches!(kind, Some(FsKind::Xfs | FsKind::Ext4));
+        let no_encryption = matches!(kind, Some(FsKind::Xfs));
+        let compressed = if no_compression && v.compressed.is_none() {
+            Some(false)
+        } else {
+            cx.need(v, "compressed", v.compressed)
+        };
+        if compressed == Some(true) {
+            let message = format!(
+                "volume {} has filesystem compression on: I/O to its compressed files is \
+                 synchronous; it holds {}",
+                v.display_name(),
+                dv.describe_files()
+            );
+            cx.report(v, "compressed", message).values("compression on", "compression off");
+        }
+        let encrypted = if no_encryption && v.encrypted.is_none() {
+            Some(false)
+        } else {
+            cx.need(v, "encrypted", v.encrypted)
+        };
+        if encrypted == Some(true) {
+            let message = format!(
+                "volume {} has EFS-encrypted files: I/O to them is synchronous; it holds {}",
+                v.display_name(),
+                dv.describe_files()
+            );
+            cx.report(v, "encrypted", message).values("EFS in use", "no EFS");
+        }
+    }
+}

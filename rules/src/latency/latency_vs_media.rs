@@ -1,0 +1,442 @@
+use std::collections::{BTreeMap, BTreeSet};
+
+use spindle_core::declare_rule;
+use spindle_core::facts::{Disk, FileType, Media, Volume};
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+use spindle_core::view::Located;
+
+use super::{stall, volume};
+
+declare_rule! {
+    /// ## What it checks
+    /// Whether a database file's average stall is far above what the media under it can do at
+    /// best: the average read stall of data and log files, and the average write stall of log
+    /// files, against the physical floor of one random I/O on the disks under the file's volume
+    /// (file → volume → physical disks, through partitions, Storage Spaces pools and RAID
+    /// members). It warns when the average is more than `factor` (4) times the floor.
+    ///
+    /// Floors, per I/O (seed 004: seek + rotational latency + transfer):
+    /// - 10,000 rpm HDD: 4.6 + 3 + 0.1 = 7.7 ms (`floor_10k_ms`);
+    /// - 15,000 rpm HDD: 3.3 + 2 + 0.1 = 5.4 ms (`floor_15k_ms`);
+    /// - SSD: about 0.075 ms, taken as 0.1 ms (`floor_ssd_ms`); NVMe and storage-class memory
+    ///   use the same floor (theirs is no higher, so the check stays conservative);
+    /// - any other rotation speed: derived as half a revolution (30,000 / rpm ms: 4.2 ms at
+    ///   7,200 rpm) + an assumed average seek of 8.5 ms (`other_seek_ms`, not from the seeds: a
+    ///   typical datasheet figure for 7,200 rpm 3.5-inch drives; set it from your drive's
+    ///   datasheet) + 0.1 ms transfer. The message shows the derivation.
+    ///
+    /// When a volume spans several media (a tiered pool), the slowest floor is used, so the
+    /// average is never blamed on queueing when the slow tier could explain it.
+    ///
+    /// Why 4: if a disk were a single queue with random arrivals (M/M/1), the average response
+    /// time would be the service time divided by (1 − utilisation); 4 times the floor means
+    /// the disks are at least 75 % busy, where latency climbs steeply, or that something else
+    /// adds time (contention, a throttled path). Controller overhead, 64 KiB read-ahead I/O and
+    /// short queues stay well inside that margin. A sequential log write or a cached read is
+    /// faster than the random floor, so the floor overstates them: the check errs toward
+    /// silence.
+    ///
+    /// Not judged: averages below `min_stall_ms` (5 ms: the "excellent" and "very good" bands,
+    /// and where LAT002 starts to warn about log writes). On flash, 4 times a 0.1 ms floor is
+    /// 0.4 ms, which a busy SSD exceeds without anyone waiting too long (a 512 KiB read-ahead
+    /// takes about 1 ms just to transfer over SATA), so the media multiple only matters once
+    /// the average itself does. Also not judged, and reported as such: files with fewer than
+    /// `min_ios` (1,000) reads or writes (one outlier could dominate the average), files whose
+    /// media or HDD rotation speed is unknown, and virtual machines, whose disks are virtual:
+    /// the physical media's floor does not include the hypervisor and the storage network.
+    ///
+    /// ## Why it matters
+    /// The media sets a floor on latency; it cannot set a ceiling. An average read far above
+    /// the floor means the I/Os waited in a queue or fought over the spindles (data and log
+    /// on the same disks, checkpoint bursts), or a misconfiguration multiplied the physical
+    /// I/Os: faster disks are not the first thing to change. In seed 001, six 10K SAS disks in RAID 5
+    /// (floor 7.7 ms) averaged 149.4 ms per read on the misaligned server: 19.4 times the floor;
+    /// the aligned twin, 74 ms, was still 9.6 times above it. Seed 004 shows what the disks can
+    /// give instead: short-stroking a 10K disk to 5 % of its surface raised its IOPS by 77.5 %.
+    ///
+    /// ## How to fix
+    /// Find where the time goes between SQL Server and the disks:
+    /// 1. Queue length on the volume: `Get-Counter '\LogicalDisk(E:)\Avg. Disk Queue Length',
+    ///    '\LogicalDisk(E:)\Avg. Disk sec/Read' -SampleInterval 5 -MaxSamples 12`. A queue
+    ///    much longer than the number of spindles means more I/O than the disks can serve:
+    ///    spread it over more spindles (more columns: `New-VirtualDisk -NumberOfColumns 8
+    ///    -Interleave 64KB`), or cut it (indexes, memory).
+    /// 2. Contention: move the log and tempdb off the data spindles (a separate volume on
+    ///    separate disks, not just another drive letter on the same array).
+    /// 3. Amplification: misaligned partitions (ALN001) and small clusters turn one I/O into
+    ///    two.
+    /// 4. The path: SAN cache, HBA queue depth, multipath policy; compare with the storage
+    ///    array's own latency counters.
+    /// 5. If the disks really are saturated by a workload that cannot shrink, faster media
+    ///    (SSD: floor under 0.1 ms) or short-stroked disks raise the ceiling.
+    ///
+    /// ## References
+    /// - Seed `004_80c6ee35d65d79c3.txt`: 10K rpm 7.7 ms, 15K rpm 5.4 ms, SSD < 0.1 ms (0.075 ms);
+    ///   short-stroking gains (+55.9 % to +81.6 % IOPS).
+    /// - Seed `001_db29c6f2a9e66287.txt`: 149.4 ms and 74 ms average reads on 10K SAS RAID 5.
+    /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": the bands
+    ///   (< 2 ms excellent, 2–5 ms very good) below which no average is reported.
+    pub static LATENCY_VS_MEDIA = {
+        code: "LAT003",
+        name: "latency-vs-media",
+        severity: Warning,
+        summary: "File latency is within a few times the floor of the media under it",
+        needs: [DatabaseFiles, Volumes, Disks],
+        params: [
+            factor: { kind: Factor, default: Num(4.0), doc: "How many times the media's floor an average may reach before it means queueing or contention." },
+            floor_10k_ms: { kind: Ms, default: Num(7.7), doc: "Random I/O floor of a 10,000 rpm HDD (seek 4.6 + rotation 3 + transfer 0.1 ms)." },
+            floor_15k_ms: { kind: Ms, default: Num(5.4), doc: "Random I/O floor of a 15,000 rpm HDD (seek 3.3 + rotation 2 + transfer 0.1 ms)." },
+            floor_ssd_ms: { kind: Ms, default: Num(0.1), doc: "I/O floor of SSD, NVMe and storage-class memory." },
+            other_seek_ms: { kind: Ms, default: Num(8.5), doc: "Average seek assumed for HDDs of other rotation speeds (their floor is half a revolution + this + 0.1 ms)." },
+            min_stall_ms: { kind: Ms, default: Num(5.0), doc: "Averages below this are never reported, whatever the media (the \"excellent\" and \"very good\" bands)." },
+            min_ios: { kind: Count, default: Num(1000.0), doc: "Fewest reads (or writes) a file must have had for its average to be judged." },
+        ],
+        check: check,
+    }
+}
+
+/// Transfer time of one 8 KiB I/O on a hard disk (seed 004).
+const TRANSFER_MS: f64 = 0.1;
+
+/// The floor parameters.
+#[derive(Debug, Clone, Copy)]
+struct Floors {
+    hdd_10k: f64,
+    hdd_15k: f64,
+    ssd: f64,
+    other_seek: f64,
+}
+
+/// One disk's floor: milliseconds, what kind of media (for grouping in messages), and where the
+/// number comes from.
+#[derive(Debug, Clone, PartialEq)]
+struct DiskFloor {
+    ms: f64,
+    kind: String,
+    how: String,
+}
+
+/// Why a disk has no floor: the missing field and a reason.
+#[derive(Debug, Clone, PartialEq)]
+struct NoFloor {
+    missing: &'static str,
+    reason: String,
+}
+
+fn disk_floor(d: &Disk, fl: &Floors) -> Result<DiskFloor, NoFloor> {
+    let media = d.media.ok_or_else(|| NoFloor {
+        missing: "media",
+        reason: "media type not collected (MSFT_PhysicalDisk.MediaType; Linux queue/rotational)".into(),
+    })?;
+    let named = |kind: &str, ms: f64, param: &str| DiskFloor { ms, kind: kind.into(), how: param.into() };
+    match media {
+        Media::Ssd => Ok(named("SSD", fl.ssd, "floor_ssd_ms")),
+        Media::Nvme => Ok(named("NVMe", fl.ssd, "floor_ssd_ms")),
+        Media::Scm => Ok(named("storage-class memory", fl.ssd, "floor_ssd_ms")),
+        Media::Unknown => Err(NoFloor {
+            missing: "media",
+            reason:
+                "the platform could not tell the media type (SAN LUNs and virtual disks often report none)"
+                    .into(),
+        }),
+        Media::Hdd => {
+            // MSFT_PhysicalDisk.SpindleSpeed reports 0 for non-rotational and 0xFFFFFFFF for
+            // unknown: neither is a rotation speed.
+            let rpm = d.rpm.filter(|&r| r != 0 && r != u32::MAX).ok_or_else(|| NoFloor {
+                missing: "rpm",
+                reason: "an HDD whose rotation speed (MSFT_PhysicalDisk.SpindleSpeed) is unknown, so its floor is too"
+                    .into(),
+            })?;
+            let kind = format!("{} rpm HDD", units::thousands(u64::from(rpm)));
+            Ok(match rpm {
+                10_000 => named(&kind, fl.hdd_10k, "floor_10k_ms"),
+                15_000 => named(&kind, fl.hdd_15k, "floor_15k_ms"),
+                _ => {
+                    let rotation = half_revolution_ms(rpm);
+                    DiskFloor {
+                        ms: rotation + fl.other_seek + TRANSFER_MS,
+                        how: format!(
+                            "derived: {} half revolution + {} assumed seek (other_seek_ms) + {} transfer",
+                            units::ms(rotation),
+                            units::ms(fl.other_seek),
+                            units::ms(TRANSFER_MS)
+                        ),
+                        kind,
+                    }
+                }
+            })
+        }
+    }
+}
+
+/// Average rotational latency: half a revolution, 60,000 / rpm / 2 ms.
+fn half_revolution_ms(rpm: u32) -> f64 {
+    30_000.0 / f64::from(rpm)
+}
+
+/// The floor of a set of disks: the slowest one's, and a description of the set
+/// (`6 × 10,000 rpm HDD`, or `2 × SSD, 4 × 7,200 rpm HDD`).
+fn slowest(floors: &[DiskFloor]) -> Option<(DiskFloor, String)> {
+    let worst = floors.iter().max_by(|a, b| a.ms.total_cmp(&b.ms))?.clone();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in floors {
+        *counts.entry(f.kind.as_str()).or_default() += 1;
+    }
+    let set = counts.iter().map(|(k, n)| format!("{n} × {k}")).collect::<Vec<_>>().join(", ");
+    let set = if counts.len() > 1 { format!("slowest of {set}") } else { set };
+    Some((worst, set))
+}
+
+/// What stopped the rule from finding a floor, and on which entity to record it.
+enum Miss<'a> {
+    File(&'static str, String),
+    Volume(&'a Located<Volume>, &'static str, String),
+    Disk(&'a Located<Disk>, &'static str, String),
+}
+
+fn floor_of_volume<'a>(
+    cx: &Ctx<'a>,
+    v: &'a Located<Volume>,
+    fl: &Floors,
+) -> Result<(DiskFloor, String), Miss<'a>> {
+    let view = cx.view;
+    let ids = view.physical_disks_of_volume(v).filter(|ids| !ids.is_empty()).ok_or_else(|| {
+        Miss::Volume(
+            v,
+            "backed_by",
+            "the disks under this volume are not known (its partitions, virtual disk, pool or RAID members were not collected)"
+                .into(),
+        )
+    })?;
+    let mut floors = Vec::with_capacity(ids.len());
+    for id in &ids {
+        let Some(d) = view.disk(id) else {
+            return Err(Miss::Volume(
+                v,
+                "disks",
+                format!("disk {id} under this volume is not among the collected disks"),
+            ));
+        };
+        match disk_floor(d, fl) {
+            Ok(f) => floors.push(f),
+            Err(NoFloor { missing, reason }) => {
+                let reason = match cx.collector_reason(missing) {
+                    Some(c) => format!("{reason}; {c}"),
+                    None => reason,
+                };
+                return Err(Miss::Disk(d, missing, reason));
+            }
+        }
+    }
+    Ok(slowest(&floors).expect("at least one disk"))
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    if view.host.is_virtual == Some(true) {
+        cx.not_evaluated_because(
+            &view.host,
+            "physical media",
+            "a virtual machine's disks are virtual: the physical media's floor leaves out the hypervisor and the storage network, so a ratio to it would mislead",
+        );
+        return;
+    }
+    let fl = Floors {
+        hdd_10k: cx.params.num("floor_10k_ms"),
+        hdd_15k: cx.params.num("floor_15k_ms"),
+        ssd: cx.params.num("floor_ssd_ms"),
+        other_seek: cx.params.num("other_seek_ms"),
+    };
+    let factor = cx.params.num("factor");
+    let min_stall = cx.params.num("min_stall_ms");
+    let min_ios = cx.params.num("min_ios") as u64;
+    // Entities already recorded as not evaluated, so a volume with twenty files says it once.
+    let mut missed: BTreeSet<String> = BTreeSet::new();
+
+    for (_, f) in view.files() {
+        let directions: &[Direction] = match f.file_type {
+            FileType::Rows => &[Direction::Read],
+            FileType::Log => &[Direction::Read, Direction::Write],
+            _ => continue,
+        };
+        let Some(io) = cx.need(f, "io", f.io) else { continue };
+        let mut floor: Option<(DiskFloor, String, &Located<Volume>)> = None;
+        for &dir in directions {
+            let (stall_ms, count) = match dir {
+                Direction::Read => (io.io_stall_read_ms, io.num_of_reads),
+                Direction::Write => (io.io_stall_write_ms, io.num_of_writes),
+            };
+            let avg = match stall::average(stall_ms, count, min_ios, dir.plural(), "min_ios") {
+                Ok(avg) => avg,
+                Err(why) => {
+                    cx.not_evaluated_because(f, dir.count_field(), why);
+                    continue;
+                }
+            };
+            if avg < min_stall {
+                continue;
+            }
+            if floor.is_none() {
+                let found = match volume::volume_of_file(view, f) {
+                    Err(why) => Err(Miss::File("volume_id", why)),
+                    Ok(v) => floor_of_volume(cx, v, &fl).map(|(d, set)| (d, set, v)),
+                };
+                match found {
+                    Ok(found) => floor = Some(found),
+                    Err(miss) => {
+                        record(cx, f, miss, &mut missed);
+                        break;
+                    }
+                }
+            }
+            let Some((disk, set, volume)) = &floor else { break };
+            let limit = factor * disk.ms;
+            if stall::at_least(limit, avg) {
+                continue;
+            }
+            let ratio = avg / disk.ms;
+            let message = format!(
+                "average {} stall {} is {} × the {} floor of the media under {} ({set}; {}): more than {} × the floor ({}) means the I/Os queued or contended, not that the media is slow",
+                dir.word(),
+                units::ms(avg),
+                times(ratio),
+                units::ms(disk.ms),
+                volume.display_name(),
+                disk.how,
+                factor,
+                units::ms(limit),
+            );
+            cx.report(f, dir.stall_field(), message).values(
+                format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
+                format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
+            );
+        }
+    }
+}
+
+/// How many times: `19.4`; two decimals below 10, so 4.01 × does not print as 4.0 ×.
+fn times(ratio: f64) -> String {
+    if ratio < 10.0 { format!("{ratio:.2}") } else { format!("{ratio:.1}") }
+}
+
+fn record(
+    cx: &mut Ctx<'_>,
+    f: &Located<spindle_core::facts::DbFile>,
+    miss: Miss<'_>,
+    missed: &mut BTreeSet<String>,
+) {
+    match miss {
+        Miss::File(missing, reason) => cx.not_evaluated_because(f, missing, reason),
+        Miss::Volume(v, missing, reason) => {
+            if missed.insert(v.key.clone()) {
+                cx.not_evaluated_because(v, missing, format!("no media floor for the files on it: {reason}"));
+            }
+        }
+        Miss::Disk(d, missing, reason) => {
+            if missed.insert(d.key.clone()) {
+                cx.not_evaluated_because(d, missing, format!("no media floor for the files on it: {reason}"));
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    fn word(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+    fn plural(self) -> &'static str {
+        match self {
+            Direction::Read => "reads",
+            Direction::Write => "writes",
+        }
+    }
+    fn count_field(self) -> &'static str {
+        match self {
+            Direction::Read => "io/num_of_reads",
+            Direction::Write => "io/num_of_writes",
+        }
+    }
+    fn stall_field(self) -> &'static str {
+        match self {
+            Direction::Read => "io/io_stall_read_ms",
+            Direction::Write => "io/io_stall_write_ms",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FL: Floors = Floors { hdd_10k: 7.7, hdd_15k: 5.4, ssd: 0.1, other_seek: 8.5 };
+
+    fn hdd(rpm: Option<u32>) -> Disk {
+        Disk { id: "d".into(), media: Some(Media::Hdd), rpm, ..Default::default() }
+    }
+
+    #[test]
+    fn seed_004_floors() {
+        assert_eq!(disk_floor(&hdd(Some(10_000)), &FL).unwrap().ms, 7.7);
+        assert_eq!(disk_floor(&hdd(Some(15_000)), &FL).unwrap().ms, 5.4);
+        let ssd = Disk { id: "s".into(), media: Some(Media::Ssd), rpm: Some(0), ..Default::default() };
+        assert_eq!(disk_floor(&ssd, &FL).unwrap().ms, 0.1);
+    }
+
+    #[test]
+    fn half_revolution_matches_the_seed() {
+        // Seed 004's rotational latencies: 3 ms at 10K, 2 ms at 15K.
+        assert_eq!(half_revolution_ms(10_000), 3.0);
+        assert_eq!(half_revolution_ms(15_000), 2.0);
+        assert!((half_revolution_ms(7_200) - 4.1667).abs() < 1e-3);
+    }
+
+    #[test]
+    fn other_rpm_is_derived() {
+        let f = disk_floor(&hdd(Some(7_200)), &FL).unwrap();
+        assert!((f.ms - (30_000.0 / 7_200.0 + 8.5 + 0.1)).abs() < 1e-9);
+        assert!(f.how.contains("4.2 ms half revolution"), "{}", f.how);
+    }
+
+    #[test]
+    fn unknown_rpm_or_media_has_no_floor() {
+        assert_eq!(disk_floor(&hdd(None), &FL).unwrap_err().missing, "rpm");
+        assert_eq!(disk_floor(&hdd(Some(0)), &FL).unwrap_err().missing, "rpm");
+        assert_eq!(disk_floor(&hdd(Some(u32::MAX)), &FL).unwrap_err().missing, "rpm");
+        let unknown = Disk { id: "u".into(), media: Some(Media::Unknown), ..Default::default() };
+        assert_eq!(disk_floor(&unknown, &FL).unwrap_err().missing, "media");
+        let none = Disk { id: "n".into(), ..Default::default() };
+        assert_eq!(disk_floor(&none, &FL).unwrap_err().missing, "media");
+    }
+
+    #[test]
+    fn mixed_media_uses_the_slowest() {
+        let floors = [
+            disk_floor(&Disk { id: "s".into(), media: Some(Media::Ssd), ..Default::default() }, &FL).unwrap(),
+            disk_floor(&hdd(Some(10_000)), &FL).unwrap(),
+            disk_floor(&hdd(Some(10_000)), &FL).unwrap(),
+        ];
+        let (worst, set) = slowest(&floors).unwrap();
+        assert_eq!(worst.ms, 7.7);
+        assert_eq!(set, "slowest of 2 × 10,000 rpm HDD, 1 × SSD");
+    }
+
+    #[test]
+    fn seed_001_ratios() {
+        // Seed 001 on 10K disks: 149.4 ms is 19.4 × the floor, 74 ms is 9.61 ×.
+        assert_eq!(times(149.4 / 7.7), "19.4");
+        assert_eq!(times(74.0 / 7.7), "9.61");
+        assert_eq!(times(30.9 / 7.7), "4.01");
+        // Exactly 4 × the floor is not "more than" it.
+        assert!(stall::at_least(4.0 * 7.7, 30.8));
+    }
+}

@@ -1,0 +1,299 @@
+use std::collections::BTreeSet;
+
+use spindle_core::declare_rule;
+use spindle_core::facts::{Backing, DatabaseRole, DbFile, Disk, FileType, Media, Volume};
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+use spindle_core::view::{HostView, Located};
+
+use crate::format::db_volumes::{describe_files, resolve};
+
+declare_rule! {
+    /// ## What it checks
+    /// On rotational media, a database's log file does not share physical disks with that
+    /// database's data files. For each log file, spindle follows the log's volume and each data
+    /// file's volume down to the physical disks that serve them (a RAID set's members, a
+    /// Storage Spaces pool's disks, the disks of its partitions) and intersects the two sets.
+    /// Different volumes carved from one RAID set share every spindle, whatever their drive
+    /// letters. A shared disk counts as rotational when its `media` is `hdd` or its `rpm` is
+    /// above 0; when the shared members are not listed as disks, the media the OS reports for
+    /// the RAID logical drive or virtual disk under the log's volume stands for them.
+    ///
+    /// - Reported on the log file, naming the data files and the shared disks.
+    /// - SSD, NVMe and SCM: no finding. Flash has no head to move (about 0.075 ms per random
+    ///   read), so sequential log writes lose nothing by sharing it with random data I/O.
+    /// - Not evaluated: the media of the shared disks is unknown (neither `media` nor `rpm`, as
+    ///   on most SAN LUNs), a volume's backing cannot be followed to physical disks, or a file's
+    ///   volume is unknown.
+    /// - Data and log on one and the same volume are left to PLC001 (data-log-separate-volumes);
+    ///   this rule finds what that rule cannot see: separate volumes on the same disks.
+    /// - User databases are judged; master, model and msdb only with
+    ///   `include_system_databases = "yes"` (their log traffic is small). tempdb is not judged:
+    ///   its commits do not wait for a log flush, so its log writes are not on the commit path.
+    ///
+    /// ## Why it matters
+    /// SQL Server writes the log sequentially and waits for each log write before a transaction
+    /// commits; data files see random 8 KiB reads and checkpoint bursts of random writes. On a
+    /// disk with heads, every data I/O between two log writes moves the head away, and the next
+    /// log write pays a seek and rotational latency instead of streaming: 7.7 ms per random I/O
+    /// on a 10K rpm disk (4.6 ms seek + 3 ms rotation + 0.1 ms transfer), 5.4 ms at 15K, where a
+    /// log write target is 3 ms or less. Separate drive letters do not help when both volumes are
+    /// carved from the same array: a RAID 5 of six 10K disks split into D: and L: puts data and
+    /// log on the same six spindles. A large SAN cache can absorb part of this interference, a
+    /// small one cannot.
+    ///
+    /// ## How to fix
+    /// Put the log on its own spindles: a separate RAID 1 or RAID 10 set (or a separate
+    /// Storage Spaces pool) for the log files, or move the log to SSD. Then move the log file:
+    ///
+    /// ```sql
+    /// ALTER DATABASE Sales MODIFY FILE (NAME = Sales_Log, FILENAME = 'L:\SQLLogs\Sales_Log.ldf');
+    /// ALTER DATABASE Sales SET OFFLINE;  -- copy the .ldf to the new path, then:
+    /// ALTER DATABASE Sales SET ONLINE;
+    /// ```
+    ///
+    /// Check what disks a volume really sits on with `Get-Volume -DriveLetter L | Get-Partition |
+    /// Get-Disk` and, for Storage Spaces, `Get-VirtualDisk | Get-PhysicalDisk`; for a hardware
+    /// RAID controller, its own tool (`ssacli ctrl all show config`, `storcli /c0 show`).
+    ///
+    /// ## References
+    /// - Seed `004_80c6ee35d65d79c3.txt`: service time per random I/O (10K: 7.7 ms, 15K: 5.4 ms,
+    ///   SSD < 0.1 ms); interference between data-file reads, log writes and checkpoints on
+    ///   shared disks, which only a generous SAN cache attenuates.
+    /// - Seed `001_db29c6f2a9e66287.txt`: a server whose volumes all sit on one RAID 5 of six
+    ///   146 GB 10K SAS disks.
+    /// - Seed `000_48ca52fdbe0185ea.txt`: I/O patterns (log writes sequential, data random 8 KiB).
+    /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": log writes
+    ///   should take 3 ms or less.
+    pub static LOG_SHARES_SPINDLES = {
+        code: "MED001",
+        name: "log-shares-spindles",
+        severity: Warning,
+        summary: "On HDDs, a database's log does not share physical disks with its data files",
+        needs: [Volumes, DatabaseFiles, Disks],
+        params: [
+            include_system_databases: { kind: Choice(&["no", "yes"]), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },
+        ],
+        check: check,
+    }
+}
+
+/// Whether a disk spins: its media when known, else a rotation speed above 0.
+fn rotational(d: &Disk) -> Option<bool> {
+    match d.media {
+        Some(m) if m != Media::Unknown => m.is_rotational(),
+        _ => d.rpm.filter(|r| *r > 0).map(|_| true),
+    }
+}
+
+/// The disks the OS shows under a volume that are themselves built on other disks (a hardware
+/// RAID logical drive, a Storage Spaces virtual disk): their reported media stands for members
+/// that are not listed.
+fn fronting_disks<'v>(view: &'v HostView, v: &Volume) -> Vec<&'v Located<Disk>> {
+    view.partitions_of_volume(v)
+        .into_iter()
+        .filter_map(|p| view.disk(&p.disk_id))
+        .filter(|d| d.backed_by.is_some())
+        .collect()
+}
+
+/// What the shared disks are made of.
+#[derive(Debug, PartialEq, Eq)]
+enum Spin {
+    /// At least one shared disk spins; the rpm when all the spinning ones agree.
+    Yes(Option<u32>),
+    /// Every shared disk is flash.
+    No,
+    /// Some shared disks are of unknown media (listed ids).
+    Unknown(Vec<String>),
+}
+
+fn spin_of(view: &HostView, shared: &BTreeSet<String>, log_volume: &Volume) -> Spin {
+    let front: Vec<&Located<Disk>> = fronting_disks(view, log_volume);
+    let front_answer = front.iter().find_map(|d| rotational(d).map(|r| (r, d.rpm)));
+    let mut rpms = BTreeSet::new();
+    let mut any = false;
+    let mut unknown = vec![];
+    for id in shared {
+        let direct = view.disk(id).and_then(|d| rotational(d).map(|r| (r, d.rpm)));
+        match direct.or(front_answer) {
+            Some((true, rpm)) => {
+                any = true;
+                rpms.insert(rpm);
+            }
+            Some((false, _)) => {}
+            None => unknown.push(id.clone()),
+        }
+    }
+    if any {
+        let rpm = if rpms.len() == 1 { rpms.into_iter().next().flatten() } else { None };
+        Spin::Yes(rpm)
+    } else if unknown.is_empty() {
+        Spin::No
+    } else {
+        Spin::Unknown(unknown)
+    }
+}
+
+/// The physical disks under a volume, or `None` after recording (once per volume) why not.
+fn disks_of<'v>(
+    cx: &mut Ctx<'v>,
+    v: &'v Located<Volume>,
+    reported: &mut BTreeSet<String>,
+) -> Option<BTreeSet<String>> {
+    let disks = cx.view.physical_disks_of_volume(v).filter(|d| !d.is_empty());
+    if disks.is_none() && reported.insert(v.key.clone()) {
+        match &v.backed_by {
+            None => cx.not_evaluated(v, "backed_by"),
+            Some(b) => cx.not_evaluated_because(
+                v,
+                "backed_by",
+                format!(
+                    "the volume's backing ({}) could not be followed to physical disks: collect the \
+                     partitions, RAID sets, virtual disks and pools it names",
+                    backing_name(b)
+                ),
+            ),
+        }
+    }
+    disks
+}
+
+fn backing_name(b: &Backing) -> String {
+    match b {
+        Backing::Partitions(ids) => format!("partitions {}", ids.join(", ")),
+        Backing::VirtualDisk(id) => format!("virtual disk {id}"),
+        Backing::RaidSet(id) => format!("RAID set {id}"),
+        Backing::Lvm { name, .. } => format!("LVM volume {name}"),
+    }
+}
+
+/// "hdd0, hdd1, hdd2 and 3 more".
+fn list_ids(ids: &BTreeSet<String>) -> String {
+    let shown: Vec<&str> = ids.iter().take(3).map(String::as_str).collect();
+    if ids.len() > 3 { format!("{} and {} more", shown.join(", "), ids.len() - 3) } else { shown.join(", ") }
+}
+
+/// Service time of one random I/O on a disk of this speed (seed 004), when the seed gives it.
+fn random_io_ms(rpm: u32) -> Option<f64> {
+    match rpm {
+        10_000 => Some(7.7),
+        15_000 => Some(5.4),
+        _ => None,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    let system = cx.params.text("include_system_databases") == "yes";
+    let mut reported = BTreeSet::new();
+    for db in &view.databases {
+        match db.db.effective_role() {
+            DatabaseRole::User => {}
+            DatabaseRole::System if system => {}
+            DatabaseRole::System | DatabaseRole::Tempdb => continue,
+        }
+        let Some(files) = &db.files else { continue };
+        let logs: Vec<&Located<DbFile>> = files.iter().filter(|f| f.file_type == FileType::Log).collect();
+        let data: Vec<&Located<DbFile>> = files.iter().filter(|f| f.file_type == FileType::Rows).collect();
+        if logs.is_empty() || data.is_empty() {
+            continue;
+        }
+        let mut data_disks = vec![];
+        for f in data {
+            let Some(v) = resolve(cx, f) else { continue };
+            let Some(disks) = disks_of(cx, v, &mut reported) else { continue };
+            data_disks.push((f, v, disks));
+        }
+        for log in logs {
+            let Some(lv) = resolve(cx, log) else { continue };
+            let Some(log_disks) = disks_of(cx, lv, &mut reported) else { continue };
+            let mut shared = BTreeSet::new();
+            let mut sharing = vec![];
+            let mut volumes: Vec<&str> = vec![];
+            for (f, v, disks) in &data_disks {
+                if v.key == lv.key {
+                    continue;
+                }
+                let common: BTreeSet<String> = log_disks.intersection(disks).cloned().collect();
+                if common.is_empty() {
+                    continue;
+                }
+                shared.extend(common);
+                sharing.push((db, *f));
+                if !volumes.contains(&v.display_name()) {
+                    volumes.push(v.display_name());
+                }
+            }
+            if sharing.is_empty() {
+                continue;
+            }
+            let rpm = match spin_of(view, &shared, lv) {
+                Spin::No => continue,
+                Spin::Unknown(ids) => {
+                    cx.not_evaluated_because(
+                        log,
+                        "media",
+                        format!(
+                            "the log shares physical disks with data files, but the media of {} \
+                             is unknown (neither media nor rpm collected)",
+                            list_ids(&ids.into_iter().collect())
+                        ),
+                    );
+                    continue;
+                }
+                Spin::Yes(rpm) => rpm,
+            };
+            let media = match rpm {
+                Some(r) => format!("{} rpm HDD", units::thousands(r as u64)),
+                None => "HDD".to_string(),
+            };
+            let cost = rpm
+                .and_then(random_io_ms)
+                .map(|ms| format!(" (seek plus rotation: about {} per random I/O)", units::ms(ms)))
+                .unwrap_or_default();
+            let message = format!(
+                "log file {} on volume {} shares {} of its {} physical disks ({media}: {}) with {} on \
+                 volume {}: different volumes, same spindles, so the log's sequential writes wait \
+                 behind the data files' random I/O{cost}",
+                log.logical_name,
+                lv.display_name(),
+                shared.len(),
+                log_disks.len(),
+                list_ids(&shared),
+                describe_files(&sharing),
+                volumes.join(", "),
+            );
+            let field = if log.physical_name.is_some() { "physical_name" } else { "volume_id" };
+            cx.report(log, field, message).values(
+                format!("{} physical disks ({media}) shared with data files", shared.len()),
+                "no physical disk shared between the log and the data files",
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk(media: Option<Media>, rpm: Option<u32>) -> Disk {
+        Disk { id: "d".into(), media, rpm, ..Default::default() }
+    }
+
+    #[test]
+    fn rotation_from_media_then_rpm() {
+        assert_eq!(rotational(&disk(Some(Media::Hdd), None)), Some(true));
+        assert_eq!(rotational(&disk(Some(Media::Ssd), Some(10_000))), Some(false));
+        assert_eq!(rotational(&disk(Some(Media::Unknown), Some(7_200))), Some(true));
+        assert_eq!(rotational(&disk(None, Some(15_000))), Some(true));
+        assert_eq!(rotational(&disk(None, Some(0))), None);
+        assert_eq!(rotational(&disk(None, None)), None);
+    }
+
+    #[test]
+    fn lists_at_most_three_ids() {
+        let ids: BTreeSet<String> = (0..6).map(|i| format!("hdd{i}")).collect();
+        assert_eq!(list_ids(&ids), "hdd0, hdd1, hdd2 and 3 more");
+    }
+}
