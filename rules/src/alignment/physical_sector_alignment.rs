@@ -1,0 +1,99 @@
+use spindle_core::declare_rule;
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+
+declare_rule! {
+    /// ## What it checks
+    /// Every partition starts at a multiple of its disk's physical sector size
+    /// (`physical_sector_bytes`: 4,096 bytes on Advanced Format drives, both 512e and 4Kn; 512
+    /// bytes on older drives). A partition whose disk's physical sector size is unknown, or whose
+    /// disk is not in the snapshot, is reported "not evaluated".
+    ///
+    /// ## Why it matters
+    /// A 512e drive accepts 512-byte logical sectors but writes 4,096-byte physical sectors. On a
+    /// partition that starts between two physical sectors (the sector-63 offset of Windows Server
+    /// 2003 and older, 32,256 bytes, is 3,584 bytes past a 4 KiB boundary), every cluster, page
+    /// and log write begins and ends inside a physical sector: the drive must read both partial
+    /// sectors, merge and rewrite them (read-modify-write), which turns each write into a read
+    /// plus a write, on top of the stripe-unit straddling that ALN001 and ALN002 describe. A 4Kn
+    /// drive cannot address a partition off a 4 KiB boundary at all, so in practice this rule
+    /// catches old partitions cloned or migrated onto 512e drives.
+    ///
+    /// ## How to fix
+    /// Recreate the partition at 1,024 KiB (a multiple of every sector size):
+    /// `diskpart` `create partition primary align=1024`, or
+    /// `New-Partition -DiskNumber 3 -UseMaximumSize -Alignment 1048576`; on Linux
+    /// `parted /dev/sdb mkpart primary 1MiB 100%`. Format with 64 KiB clusters
+    /// (`Format-Volume -AllocationUnitSize 65536`) and move the data back. Read the sector sizes
+    /// with `Get-Disk | Select Number, LogicalSectorSize, PhysicalSectorSize`,
+    /// `fsutil fsinfo sectorinfo E:` or `/sys/block/sdb/queue/physical_block_size`.
+    ///
+    /// ## References
+    /// - Seed `000_48ca52fdbe0185ea.txt`: the 63-sector (32,256-byte) default offset and why it
+    ///   doubles I/Os.
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): 1,024 KiB
+    ///   default offset since Windows Server 2008. The sector sizes come from `MSFT_Disk`
+    ///   `LogicalSectorSize` / `PhysicalSectorSize` (Linux: `queue/physical_block_size`).
+    pub static PHYSICAL_SECTOR_ALIGNMENT = {
+        code: "ALN004",
+        name: "physical-sector-alignment",
+        severity: Error,
+        summary: "Partition offsets are a multiple of the disk's physical sector size",
+        needs: [Partitions, Disks],
+        params: [],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    for p in view.partitions.iter().flatten() {
+        let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
+        let Some(disk) = view.disk(&p.disk_id) else {
+            cx.not_evaluated_because(
+                p,
+                "physical_sector_bytes",
+                format!(
+                    "disk {} is not in the snapshot's disks, so its physical sector size is unknown",
+                    p.disk_id
+                ),
+            );
+            continue;
+        };
+        let sector = disk.physical_sector_bytes.filter(|&s| s > 0).map(u64::from);
+        let Some(sector) = sector else {
+            // The missing fact is the disk's; say so against the partition being judged.
+            let reason = cx.collector_reason("physical_sector_bytes").unwrap_or_else(|| {
+                format!(
+                    "the physical sector size of {} was not collected (Get-Disk PhysicalSectorSize, \
+                     /sys/block/<disk>/queue/physical_block_size)",
+                    disk.label
+                )
+            });
+            cx.not_evaluated_because(p, "physical_sector_bytes", reason);
+            continue;
+        };
+        let remainder = offset % sector;
+        if remainder == 0 {
+            continue;
+        }
+        let kind = match disk.logical_sector_bytes {
+            Some(l) if u64::from(l) < sector => {
+                format!(" ({l}-byte logical sectors emulated on {sector}-byte physical ones: 512e)")
+            }
+            _ => String::new(),
+        };
+        let message = format!(
+            "partition starts at {}, {} past a physical sector boundary of its disk{kind}: clusters no \
+             longer line up with physical sectors, and a write that begins or ends inside a {} \
+             physical sector makes the drive read, merge and rewrite that sector",
+            units::bytes(offset),
+            units::bytes(remainder),
+            units::bytes(sector),
+        );
+        cx.report(p, "offset_bytes", message).values(
+            units::bytes(offset),
+            format!("a multiple of the disk's {} physical sector", units::bytes(sector)),
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! Shared by ALN002 and ALN003: naming the stripe unit a finding used, and explaining why no
+//! stripe unit is known (with the pack declaration that would provide one).
+
+use spindle_core::facts::Backing;
+use spindle_core::units;
+use spindle_core::view::{HostView, Stripe, StripeSource};
+
+/// `the 256 KiB interleave of virtual disk SQLData`, `the 64 KiB stripe unit of RAID set array-a`,
+/// `the 256 KiB stripe unit (declared in packs/san.toml)`.
+pub(super) fn describe(view: &HostView, s: &Stripe) -> String {
+    let size = units::binary(s.unit_bytes);
+    match &s.source {
+        StripeSource::VirtualDisk(i) => {
+            let name = view
+                .virtual_disks
+                .as_ref()
+                .and_then(|v| v.get(*i))
+                .map_or_else(String::new, |vd| vd.name.clone().unwrap_or_else(|| vd.id.clone()));
+            format!("the {size} interleave of virtual disk {name}")
+        }
+        StripeSource::RaidSet(i) => {
+            let id = view.raid_sets.as_ref().and_then(|r| r.get(*i)).map_or("", |r| r.id.as_str());
+            format!("the {size} stripe unit of RAID set {id}")
+        }
+        StripeSource::Lvm(name) => format!("the {size} stripe unit of LVM volume {name}"),
+        StripeSource::Declared(pack) => format!("the {size} stripe unit (declared in {pack})"),
+    }
+}
+
+/// Why no stripe unit is known for something built on `backing` (a disk's or a volume's), as
+/// `(missing fact, reason)`. The reason ends with the pack declaration for `entity_key`.
+pub(super) fn unknown(view: &HostView, backing: Option<&Backing>, entity_key: &str) -> (String, String) {
+    let (missing, why) = match backing {
+        Some(Backing::VirtualDisk(id)) => {
+            match view.virtual_disk_index(id).and_then(|i| view.virtual_disks.as_ref()?.get(i)) {
+                Some(vd) => (
+                    "interleave_bytes",
+                    format!(
+                        "the interleave of virtual disk {} was not collected",
+                        vd.name.as_deref().unwrap_or(id)
+                    ),
+                ),
+                None => ("virtual_disks", format!("virtual disk {id} is not in the snapshot")),
+            }
+        }
+        Some(Backing::RaidSet(id)) => match view.raid_set_index(id) {
+            Some(_) => ("stripe_unit_bytes", format!("the stripe unit of RAID set {id} was not collected")),
+            None => ("raid_sets", format!("RAID set {id} is not in the snapshot")),
+        },
+        Some(Backing::Lvm { name, .. }) => {
+            ("stripe_unit_bytes", format!("the stripe unit of LVM volume {name} was not collected"))
+        }
+        Some(Backing::Partitions(_)) | None => (
+            "stripe_unit_bytes",
+            "the stripe unit is unknown: the snapshot shows no Storage Spaces virtual disk, RAID set or \
+             LVM volume under it, and a SAN LUN or a hardware RAID logical drive hides its stripe unit \
+             from the operating system"
+                .to_string(),
+        ),
+    };
+    (missing.to_string(), format!("{why}; {}", declare_hint(entity_key)))
+}
+
+/// How to declare a stripe unit in a rule pack for `entity_key`.
+pub(super) fn declare_hint(entity_key: &str) -> String {
+    format!(
+        "declare it in a rule pack: [[declare.stripe_unit]] entity = \"{entity_key}\" (a glob on the \
+         entity key or label), stripe_unit_bytes = 262144 (the array's stripe unit in bytes; 262144 \
+         is 256 KiB)"
+    )
+}
+
+/// `a ÷ b` with at most three decimals: `0.492`, `0.25`, `8`.
+pub(super) fn ratio(a: u64, b: u64) -> String {
+    let s = format!("{:.3}", a as f64 / b as f64);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ratio;
+
+    #[test]
+    fn ratios() {
+        assert_eq!(ratio(32_256, 65_536), "0.492");
+        assert_eq!(ratio(65_536, 262_144), "0.25");
+        assert_eq!(ratio(2_097_152, 262_144), "8");
+        assert_eq!(ratio(98_304, 65_536), "1.5");
+        assert_eq!(ratio(16_384, 65_536), "0.25");
+    }
+}

@@ -1,0 +1,137 @@
+use spindle_core::declare_rule;
+use spindle_core::facts::Backing;
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+
+use super::stripe_facts::{self, ratio};
+use crate::straddle::straddle_share;
+
+declare_rule! {
+    /// ## What it checks
+    /// For every volume whose stripe unit is known, `stripe_unit ÷ allocation_unit` is an
+    /// integer: a whole number of clusters fits in each stripe unit. The stripe unit is the
+    /// interleave of the Storage Spaces virtual disk under the volume, the stripe unit of its RAID
+    /// set or LVM volume, or one declared in a rule pack. A 64 KiB cluster on a 64 KiB or 256 KiB
+    /// stripe unit passes; a 64 KiB cluster on a 16 KiB or 96 KiB stripe unit fails. A volume
+    /// whose stripe unit or allocation unit is unknown is reported "not evaluated".
+    ///
+    /// ## Why it matters
+    /// This is the second of the two correlations Microsoft's alignment guidance asks to hold
+    /// (the first, offset ÷ stripe unit, is ALN002). When the stripe unit is not a whole multiple
+    /// of the cluster, clusters straddle stripe-unit boundaries even on an aligned partition, and
+    /// a single-cluster I/O costs two physical I/Os on two disks; when the cluster is larger than
+    /// the stripe unit, every cluster I/O touches several disks. SQL Server reads in 64 KiB
+    /// extents and the recommended cluster for data, log and tempdb volumes is 64 KiB, so the
+    /// stripe unit should be 64 KiB or a larger multiple of it (64 KiB for OLTP, 256 KiB for a
+    /// data warehouse).
+    ///
+    /// ## How to fix
+    /// Keep 64 KiB clusters and rebuild the striping with a stripe unit that is a multiple of
+    /// 64 KiB: Storage Spaces `New-VirtualDisk -NumberOfColumns <disks> -Interleave 64KB`
+    /// (256KB for a data warehouse), a RAID logical drive with a 64 KiB stripe unit, or
+    /// `mdadm --create ... --chunk=64`. Otherwise reformat with a cluster that divides the stripe
+    /// unit (`Format-Volume -DriveLetter E -FileSystem NTFS -AllocationUnitSize 16384` on a
+    /// 16 KiB stripe unit). Both mean moving the data off the volume first.
+    ///
+    /// ## References
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009):
+    ///   `stripe_unit_size / file_allocation_unit_size` must be an integer.
+    /// - Seed `000_48ca52fdbe0185ea.txt` (stripe unit of 16 clusters, 64 KiB clusters for data,
+    ///   log and tempdb) and `002_dc6ecdf29a1f52c4.txt` (64 KiB / 256 KiB interleave, 64 KiB
+    ///   allocation unit).
+    pub static STRIPE_UNIT_ALLOCATION_UNIT = {
+        code: "ALN003",
+        name: "stripe-unit-allocation-unit",
+        severity: Error,
+        summary: "The stripe unit under a volume is a whole multiple of its allocation unit",
+        needs: [Volumes],
+        params: [],
+        check: check,
+    }
+}
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    for v in view.volumes.iter().flatten() {
+        let au = cx.need(v, "allocation_unit_bytes", v.allocation_unit_bytes.filter(|&a| a > 0));
+        let stripe = view.stripe_of_volume(v).filter(|s| s.unit_bytes > 0);
+        if stripe.is_none() {
+            // What should have given the stripe unit: the volume's own backing, else the
+            // backing of the disk under its first partition. A declaration on that disk also
+            // serves ALN002 for the partition, so it is the one to suggest.
+            let disk = match &v.backed_by {
+                Some(Backing::Partitions(_)) => {
+                    view.partitions_of_volume(v).first().and_then(|p| view.disk(&p.disk_id))
+                }
+                _ => None,
+            };
+            let (backing, key) = match disk {
+                Some(d) => (d.backed_by.as_ref(), d.key.as_str()),
+                None => (v.backed_by.as_ref(), v.key.as_str()),
+            };
+            let (missing, reason) = match &v.backed_by {
+                None => (
+                    "backed_by".to_string(),
+                    format!(
+                        "what the volume is built on was not collected, so its stripe unit is unknown; {}",
+                        stripe_facts::declare_hint(key)
+                    ),
+                ),
+                Some(_) => stripe_facts::unknown(view, backing, key),
+            };
+            cx.not_evaluated_because(v, &missing, reason);
+        }
+        let (Some(au), Some(stripe)) = (au, stripe) else { continue };
+        let unit = stripe.unit_bytes;
+        if unit % au == 0 {
+            continue;
+        }
+        let effect = if au % unit == 0 {
+            format!(
+                "every {} cluster spans {} stripe units, so each cluster I/O touches as many disks",
+                units::binary(au),
+                au / unit
+            )
+        } else if au > unit {
+            format!("every {} cluster spans parts of several stripe units", units::binary(au))
+        } else {
+            format!(
+                "{} of {} clusters straddle two stripe units",
+                units::percent(straddle_share(0, au, unit)),
+                units::binary(au)
+            )
+        };
+        let message = format!(
+            "{} ÷ the {} allocation unit = {}, not a whole number: {effect}",
+            capitalize(&stripe_facts::describe(view, &stripe)),
+            units::binary(au),
+            ratio(unit, au),
+        );
+        cx.report(v, "allocation_unit_bytes", message).values(
+            format!("{} ÷ {} = {}", units::binary(unit), units::binary(au), ratio(unit, au)),
+            "a whole number",
+        );
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_96k_unit_splits_one_64k_cluster_in_three() {
+        // Clusters start at 0, 64 and 128 (= 32) KiB into a 96 KiB unit: the one at 64 KiB
+        // crosses the boundary.
+        assert_eq!(units::percent(straddle_share(0, 65_536, 98_304)), "33.3 %");
+    }
+
+    #[test]
+    fn capitalizes() {
+        assert_eq!(capitalize("the 16 KiB"), "The 16 KiB");
+    }
+}

@@ -1,0 +1,202 @@
+use spindle_core::declare::Workload;
+use spindle_core::declare_rule;
+use spindle_core::facts::RaidKind;
+use spindle_core::rule::Ctx;
+use spindle_core::units;
+
+use super::spaces;
+
+declare_rule! {
+    /// ## What it checks
+    /// Every striped RAID set (hardware logical drive, Linux md array, Windows dynamic-disk
+    /// striped volume) has a stripe unit (chunk) within the range recommended for the workload:
+    /// `oltp_min_stripe_unit_bytes` to `oltp_max_stripe_unit_bytes` for OLTP (both 64 KiB by
+    /// default, the classic SQL Server recommendation), `data_warehouse_min_stripe_unit_bytes` to
+    /// `data_warehouse_max_stripe_unit_bytes` for a data warehouse (both 256 KiB). Controllers
+    /// offer 16 KiB to 1 MiB; widen a range in a pack to accept, say, a 128 KiB controller
+    /// default (`oltp_max_stripe_unit_bytes = 131072`). The workload is the one a pack declares
+    /// (`[declare] workload`), else the rule's `workload` parameter. RAID 1 sets (mirrors, no
+    /// striping) are skipped. A dynamic-disk striped volume always uses 64 KiB, so its stripe
+    /// unit is taken as 64 KiB when not collected; any other set whose stripe unit was not
+    /// collected is reported "not evaluated".
+    ///
+    /// ## Why it matters
+    /// The stripe unit decides how I/Os spread over the members. OLTP issues 8 KiB page and
+    /// 64 KiB extent I/Os at random: a 64 KiB stripe unit keeps each extent on one disk while
+    /// concurrent I/Os land on different disks. A data warehouse scans with 64 to 256 KiB
+    /// read-ahead, bulk load and index rebuild I/Os, which a 256 KiB stripe unit serves from one
+    /// disk each. Units far from these either split I/Os over several disks (too small) or pile
+    /// consecutive I/Os on one disk (too large). The stripe unit must also be a multiple of the
+    /// 64 KiB cluster (ALN003) and divide the partition offset (ALN002).
+    ///
+    /// ## How to fix
+    /// The stripe unit is set when the set is created. Hardware RAID: back up, re-create the
+    /// logical drive with a 64 KiB stripe unit (256 KiB for a data warehouse) in the controller's
+    /// tool, restore. Linux md: `mdadm --create /dev/md0 --level=10 --raid-devices=4 --chunk=64
+    /// /dev/sd[b-e]`, or reshape a RAID 5/6 in place after a backup with
+    /// `mdadm --grow /dev/md0 --chunk=64`, then re-create XFS with matching geometry
+    /// (`mkfs.xfs -d su=64k,sw=<data disks>`). Windows dynamic-disk stripes are always 64 KiB
+    /// (Windows Server 2008 R2 and older): a data warehouse needing 256 KiB moves to a Storage
+    /// Spaces virtual disk (`New-VirtualDisk -Interleave 256KB`) or a hardware RAID set.
+    ///
+    /// ## References
+    /// - Seed `000_48ca52fdbe0185ea.txt`: chunk sizes of 16 to 128 KiB are common, 64 KiB is the
+    ///   recommendation for SQL Server.
+    /// - Seed `002_dc6ecdf29a1f52c4.txt`: 64 KB for OLTP, 256 KB for data warehousing; dynamic-disk
+    ///   striped volumes on Windows Server 2008 R2 and older always use 64 KB.
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009).
+    pub static RAID_STRIPE_UNIT = {
+        code: "STR004",
+        name: "raid-stripe-unit",
+        severity: Warning,
+        summary: "RAID stripe units are 64 KiB for OLTP, 256 KiB for a data warehouse",
+        needs: [RaidSets],
+        params: [
+            workload: { kind: Choice(&["oltp", "data-warehouse"]), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
+            oltp_min_stripe_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Smallest stripe unit accepted for an OLTP workload." },
+            oltp_max_stripe_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Largest stripe unit accepted for an OLTP workload." },
+            data_warehouse_min_stripe_unit_bytes: { kind: Bytes, default: Num(262144.0), doc: "Smallest stripe unit accepted for a data-warehouse workload." },
+            data_warehouse_max_stripe_unit_bytes: { kind: Bytes, default: Num(262144.0), doc: "Largest stripe unit accepted for a data-warehouse workload." },
+        ],
+        check: check,
+    }
+}
+
+/// Windows dynamic-disk striped volumes always stripe in 64 KiB (seed 002).
+const DYNAMIC_STRIPE_UNIT: u64 = 64 * 1024;
+
+fn check(cx: &mut Ctx<'_>) {
+    let view = cx.view;
+    let (workload, source) = spaces::workload(view, cx.params);
+    let (min, max) = match workload {
+        Workload::Oltp => {
+            (cx.params.bytes("oltp_min_stripe_unit_bytes"), cx.params.bytes("oltp_max_stripe_unit_bytes"))
+        }
+        Workload::DataWarehouse => (
+            cx.params.bytes("data_warehouse_min_stripe_unit_bytes"),
+            cx.params.bytes("data_warehouse_max_stripe_unit_bytes"),
+        ),
+    };
+    for r in view.raid_sets.iter().flatten() {
+        if is_mirror(r.level.as_deref()) {
+            continue;
+        }
+        let dynamic = r.kind == Some(RaidKind::Dynamic);
+        let (unit, inferred) = match (r.stripe_unit_bytes, dynamic) {
+            (Some(u), _) => (u, false),
+            (None, true) => (DYNAMIC_STRIPE_UNIT, true),
+            (None, false) => {
+                cx.not_evaluated(r, "stripe_unit_bytes");
+                continue;
+            }
+        };
+        if (min..=max).contains(&unit) {
+            continue;
+        }
+        let wanted = if min == max {
+            units::bytes(min)
+        } else {
+            format!("{} to {}", units::bytes(min), units::bytes(max))
+        };
+        let note = if inferred { " (a dynamic-disk striped volume always uses 64 KiB)" } else { "" };
+        let message = format!(
+            "stripe unit is {}{note}; {} ({source}) calls for {wanted}",
+            units::bytes(unit),
+            spaces::workload_phrase(workload),
+        );
+        let target_bytes = if unit < min { min } else { max };
+        let (target, target_kib) = (units::binary(target_bytes), target_bytes / 1024);
+        let fix = match r.kind {
+            Some(RaidKind::Dynamic) => format!(
+                "A dynamic-disk striped volume always stripes in 64 KiB: move the data to a Storage Spaces \
+                 virtual disk (New-VirtualDisk -NumberOfColumns <disks> -Interleave {target_kib}KB, Windows Server \
+                 2012 or later) or a hardware RAID set with a {target} stripe unit."
+            ),
+            Some(RaidKind::Md) => format!(
+                "Back up, then re-create the array with a {target} chunk (mdadm --create /dev/mdX --level=<level> \
+                 --raid-devices=<n> --chunk={target_kib} <devices>) or, for RAID 5/6, reshape it with mdadm \
+                 --grow /dev/mdX --chunk={target_kib}; re-create XFS with matching geometry (mkfs.xfs -d \
+                 su={target_kib}k,sw=<data disks>)."
+            ),
+            _ => format!(
+                "Back up, re-create the logical drive with a {target} stripe unit in the controller's \
+                 configuration tool, restore, and check the partition offset (ALN002) and cluster size (ALN003)."
+            ),
+        };
+        let finding = cx.report(r, "stripe_unit_bytes", message);
+        finding.values(units::bytes(unit), wanted).fix(fix);
+        if inferred {
+            // The value was not read but is fixed by the platform; keep the pointer on the set.
+            finding.field = None;
+        }
+    }
+}
+
+/// RAID 1 (a mirror) has no stripe unit to judge.
+fn is_mirror(level: Option<&str>) -> bool {
+    let level = level.unwrap_or("").to_ascii_lowercase().replace(['-', ' ', '_'], "");
+    matches!(level.as_str(), "raid1" | "1" | "mirror")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_mirror;
+
+    #[test]
+    fn mirrors() {
+        assert!(is_mirror(Some("RAID 1")));
+        assert!(is_mirror(Some("raid1")));
+        assert!(!is_mirror(Some("raid10")));
+        assert!(!is_mirror(Some("raid5")));
+        assert!(!is_mirror(None));
+    }
+}
+
+#[cfg(test)]
+mod dw_tests {
+    use spindle_core::declare::{Declarations, Workload};
+    use spindle_core::params::ParamValue;
+
+    use super::RAID_STRIPE_UNIT;
+    use crate::striping::spaces::testing::{declared_workload, run_rule};
+
+    const SETS: &str = r#"{ "schema_version": 1, "host": { "name": "dw02" },
+        "raid_sets": [
+            { "id": "dyn", "kind": "dynamic", "level": "raid0", "member_ids": ["disk2", "disk3"] },
+            { "id": "hw", "kind": "hardware", "level": "raid10", "stripe_unit_bytes": 262144 },
+            { "id": "md0", "kind": "md", "level": "raid6", "stripe_unit_bytes": 65536 }
+        ] }"#;
+
+    #[test]
+    fn data_warehouse_flags_the_64k_dynamic_stripe_and_says_it_cannot_change() {
+        let dw = declared_workload(Workload::DataWarehouse, "rule-packs/data-warehouse.toml");
+        let r = run_rule(&RAID_STRIPE_UNIT, SETS, dw, &[]);
+        let codes: Vec<&str> = r.findings.iter().map(|f| f.entity.label.as_str()).collect();
+        assert_eq!(codes, ["dw02 › RAID set dyn", "dw02 › RAID set md0"], "{:?}", r.findings);
+        let dynamic = &r.findings[0];
+        assert!(
+            dynamic.message.contains("(a dynamic-disk striped volume always uses 64 KiB)"),
+            "{}",
+            dynamic.message
+        );
+        assert!(
+            dynamic.message.contains("(declared in rule-packs/data-warehouse.toml)"),
+            "{}",
+            dynamic.message
+        );
+        assert_eq!(dynamic.field, None);
+        assert!(dynamic.fix.contains("-Interleave 256KB"), "{}", dynamic.fix);
+        let md = &r.findings[1];
+        assert!(md.fix.contains("--chunk=256"), "{}", md.fix);
+    }
+
+    #[test]
+    fn a_widened_range_accepts_the_controller_default() {
+        let wide = [("oltp_max_stripe_unit_bytes", ParamValue::Num(262_144.0))];
+        let r = run_rule(&RAID_STRIPE_UNIT, SETS, Declarations::default(), &wide);
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let r = run_rule(&RAID_STRIPE_UNIT, SETS, Declarations::default(), &[]);
+        assert_eq!(r.findings.len(), 1);
+        assert!(r.findings[0].message.contains("calls for 65,536 B (64 KiB)"), "{}", r.findings[0].message);
+    }
+}
