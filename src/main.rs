@@ -1,1 +1,41 @@
-fn main() {}
+//! spindle: a plugin-based linter for SQL Server storage.
+
+// UserError carries the offending file for miette to show; it is built once, on the way to exit
+// status 2, so its size on the error path costs nothing worth boxing for.
+#![allow(clippy::result_large_err)]
+
+mod check;
+mod cli;
+mod errors;
+mod explain;
+mod input;
+mod output;
+mod packs;
+mod text;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Rules { format } => explain::rules(format).map(|()| ExitCode::SUCCESS),
+        Command::Explain { rule } => explain::explain(&rule).map(|()| ExitCode::SUCCESS),
+        Command::Schema { which } => {
+            let schema = match which {
+                cli::SchemaKind::Facts => spindle_core::schema::facts_schema(),
+                cli::SchemaKind::Pack => spindle_core::schema::pack_schema(),
+            };
+            print!("{schema}");
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("{:?}", miette::Report::new(e));
+        ExitCode::from(2)
+    })
+}

@@ -1,0 +1,83 @@
+//! Command-line interface.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
+/// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
+/// matters and how to fix it.
+#[derive(Debug, Parser)]
+#[command(name = "spindle", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check facts snapshots against rule packs.
+    Check(CheckArgs),
+    /// List the builtin rules: code, name, default severity, packs.
+    Rules {
+        #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+        format: RulesFormat,
+    },
+    /// Show a rule's documentation: what it checks, why it matters, how to fix it, references.
+    Explain {
+        /// Rule code (`ALN001`) or name (`partition-offset-alignment`).
+        rule: String,
+    },
+    /// Print a JSON Schema: of the facts snapshot or of rule packs.
+    Schema {
+        #[arg(value_enum)]
+        which: SchemaKind,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Snapshot files (`.json`) or directories of them. Files of the same host merge into one
+    /// view (volumes join by volume id).
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// Rule pack: a builtin name (recommended, oltp, data-warehouse) or a TOML file. Repeatable;
+    /// later packs override earlier ones. Default: recommended.
+    #[arg(long = "pack", value_name = "NAME|FILE")]
+    pub packs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE (atomically: a failed run leaves no partial or stale file).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit with status 1 when a finding at or above this severity is not waived.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    Facts,
+    Pack,
+}

@@ -1,0 +1,135 @@
+//! Finding snapshot files, grouping them by host, and loading one host's files at a time, so a
+//! fleet of any size is checked in memory bounded by its largest host.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use spindle_core::load::parse_snapshot;
+use spindle_core::locate::locate;
+use spindle_core::view::Document;
+
+use crate::errors::{UserError, load_error};
+
+/// Largest snapshot read. A host with 10,000 database files is about 5 MiB of JSON; anything
+/// near this limit is not a snapshot.
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 << 20;
+
+/// The files that describe one host.
+#[derive(Debug)]
+pub struct HostGroup {
+    pub paths: Vec<PathBuf>,
+}
+
+/// Expands the command line's files and directories into snapshot paths, in a stable order.
+/// A directory may hold only `.json` snapshots and subdirectories (hidden files are skipped);
+/// anything else is an error rather than a silently ignored file.
+pub fn discover(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
+    let mut out = vec![];
+    for input in inputs {
+        let meta = fs::metadata(input)
+            .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", input.display())))?;
+        if meta.is_dir() {
+            let before = out.len();
+            walk(input, &mut out)?;
+            if out.len() == before {
+                return Err(UserError::plain(format!(
+                    "{}: no snapshot (.json) files in this directory",
+                    input.display()
+                )));
+            }
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), UserError> {
+    let read = |e: std::io::Error| UserError::plain(format!("{}: cannot read directory: {e}", dir.display()));
+    let mut entries: Vec<_> = fs::read_dir(dir).map_err(read)?.collect::<Result<_, _>>().map_err(read)?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let kind = entry.file_type().map_err(read)?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        } else {
+            return Err(UserError {
+                help: Some(
+                    "a snapshot directory holds only .json snapshot files; move other files elsewhere".into(),
+                ),
+                ..UserError::plain(format!("{}: not a snapshot file (expected .json)", path.display()))
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads a snapshot file's text, refusing files too large to be snapshots before reading them.
+pub fn read_text(path: &Path) -> Result<String, UserError> {
+    let shown = path.display();
+    let meta = fs::metadata(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    if meta.len() > MAX_SNAPSHOT_BYTES {
+        return Err(UserError::plain(format!(
+            "{shown}: file is {} bytes; a snapshot is at most {} bytes",
+            meta.len(),
+            MAX_SNAPSHOT_BYTES
+        )));
+    }
+    let bytes = fs::read(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        UserError::plain(format!("{shown}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    })
+}
+
+/// Groups files by the host they describe, in order of first appearance. Only the host name is
+/// read here (the scan stops there, and collectors write `host` first); the full parse, with its
+/// errors, happens per group in [`load_group`].
+pub fn group_by_host(paths: Vec<PathBuf>) -> Result<Vec<HostGroup>, UserError> {
+    let mut groups: Vec<HostGroup> = vec![];
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for path in paths {
+        let text = read_text(&path)?;
+        let name = locate(&text, "/host/name")
+            .and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok());
+        let Some(name) = name else {
+            // No readable host name: the full parse says exactly what is wrong, and where.
+            let err = parse_snapshot(&path.display().to_string(), text.clone())
+                .err()
+                .map(|e| load_error(e, Some(&text)))
+                .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display())));
+            return Err(err);
+        };
+        match index.get(&name) {
+            Some(&i) => groups[i].paths.push(path),
+            None => {
+                index.insert(name, groups.len());
+                groups.push(HostGroup { paths: vec![path] });
+            }
+        }
+    }
+    Ok(groups)
+}
+
+/// Reads and parses every file of one host.
+pub fn load_group(group: &HostGroup) -> Result<Vec<Document>, UserError> {
+    group
+        .paths
+        .iter()
+        .map(|p| {
+            let text = read_text(p)?;
+            // parse_snapshot keeps the text for locating facts; on error we need it for the
+            // message, so parse from a copy only on the error path.
+            parse_snapshot(&p.display().to_string(), text).map_err(|e| {
+                let text = fs::read_to_string(p).ok();
+                load_error(e, text.as_deref())
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,179 @@
+//! The terminal report: findings grouped by entity, each shown on the snapshot's JSON with the
+//! offending field labelled; then what could not be evaluated; then one summary line.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+use spindle_core::engine::HostReport;
+use spindle_core::finding::{Finding, Severity};
+use spindle_core::report::{ReportWriter, RuleInfo, Summary, locate_finding};
+use spindle_core::view::HostView;
+
+pub struct TextWriter<'w> {
+    w: &'w mut dyn Write,
+    handler: GraphicalReportHandler,
+}
+
+impl<'w> TextWriter<'w> {
+    pub fn new(w: &'w mut dyn Write, colour: bool) -> Self {
+        let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+        TextWriter {
+            w,
+            handler: GraphicalReportHandler::new_themed(theme).with_context_lines(2).with_width(110),
+        }
+    }
+}
+
+/// One finding as a miette diagnostic over the snapshot file that holds the fact.
+#[derive(Debug)]
+struct FindingDiagnostic {
+    message: String,
+    code: String,
+    severity: miette::Severity,
+    source: Option<NamedSource<String>>,
+    label: Option<LabeledSpan>,
+    help: String,
+}
+
+impl fmt::Display for FindingDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FindingDiagnostic {}
+
+impl Diagnostic for FindingDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.help))
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.label.clone().map(|l| Box::new(std::iter::once(l)) as Box<dyn Iterator<Item = LabeledSpan>>)
+    }
+}
+
+fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
+    let located = locate_finding(view, f);
+    let label_text = match (&f.measured, &f.expected) {
+        (Some(m), Some(e)) => format!("measured {m}; expected {e}"),
+        _ => f.field.clone().unwrap_or_default(),
+    };
+    let (source, label) = match located {
+        Some(loc) => {
+            let (path, text) = &view.docs[loc.doc];
+            (
+                Some(NamedSource::new(path.clone(), text.clone()).with_language("json")),
+                Some(LabeledSpan::new_with_span(Some(label_text), loc.span.clone())),
+            )
+        }
+        None => (None, None),
+    };
+    let mut help = format!("fix: {}", f.fix);
+    if let Some(w) = &f.waiver
+        && w.expired
+    {
+        help.push_str(&format!(
+            "\nwaiver expired on {} ({}: {})",
+            w.expires.as_deref().unwrap_or("?"),
+            w.source,
+            w.reason
+        ));
+    }
+    FindingDiagnostic {
+        message: format!("{} [{}]", f.message, f.rule),
+        code: f.code.clone(),
+        severity: match f.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Note => miette::Severity::Advice,
+        },
+        source,
+        label,
+        help,
+    }
+}
+
+impl ReportWriter for TextWriter<'_> {
+    fn begin(&mut self, _rules: &[RuleInfo]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let sources: Vec<&str> = view.docs.iter().map(|(p, _)| p.as_str()).collect();
+        writeln!(self.w, "━━ {} ({})", report.host, sources.join(", "))?;
+        // Group by entity, keeping the order in which entities first appear.
+        let mut order: Vec<&str> = vec![];
+        for f in &report.findings {
+            if !order.contains(&f.entity.label.as_str()) {
+                order.push(&f.entity.label);
+            }
+        }
+        for label in order {
+            writeln!(self.w, "\n── {label}")?;
+            for f in report.findings.iter().filter(|f| f.entity.label == label) {
+                if f.is_waived() {
+                    let w = f.waiver.as_ref().expect("waived");
+                    let until = w.expires.as_deref().map(|d| format!(" until {d}")).unwrap_or_default();
+                    writeln!(
+                        self.w,
+                        "  waived {} {}: {} ({}{until}: {})",
+                        f.severity, f.code, f.message, w.source, w.reason
+                    )?;
+                    continue;
+                }
+                let mut s = String::new();
+                self.handler
+                    .render_report(&mut s, &diagnostic(view, f))
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+                write!(self.w, "{s}")?;
+            }
+        }
+        if !report.not_evaluated.is_empty() {
+            writeln!(self.w, "\n── not evaluated (facts missing; never counted as a pass)")?;
+            for n in &report.not_evaluated {
+                let at = n.entity.as_ref().map_or(report.host.as_str(), |e| e.label.as_str());
+                write!(self.w, "  ? {} {} on {at}: missing {}", n.code, n.rule, n.missing)?;
+                if let Some(r) = &n.reason {
+                    write!(self.w, " ({r})")?;
+                }
+                writeln!(self.w)?;
+            }
+        }
+        for e in &report.errors {
+            writeln!(self.w, "\n  ✗ {} failed: {}", e.code, e.message)?;
+        }
+        if report.findings.is_empty() && report.not_evaluated.is_empty() && report.errors.is_empty() {
+            writeln!(self.w, "  no findings from {} rules", report.rules_run)?;
+        }
+        writeln!(self.w)
+    }
+
+    fn finish(&mut self, s: &Summary) -> io::Result<()> {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        writeln!(
+            self.w,
+            "{} checked: {}, {}, {}; {} waived; {} not evaluated{}",
+            plural(s.hosts, "host"),
+            plural(s.errors, "error"),
+            plural(s.warnings, "warning"),
+            plural(s.notes, "note"),
+            s.waived,
+            s.not_evaluated,
+            if s.rule_errors > 0 {
+                format!("; {} — the run is incomplete", plural(s.rule_errors, "rule error"))
+            } else {
+                String::new()
+            }
+        )
+    }
+}
