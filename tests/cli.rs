@@ -1,0 +1,282 @@
+//! End-to-end tests of the `spindle` binary: exit codes, bad input, atomic output, packs and
+//! waivers, merging, and that every SARIF document it writes is valid.
+
+#[path = "../core/tests/common/sarif_schema.rs"]
+mod sarif_schema;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+const SECTOR_63: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql01", "os_family": "windows" },
+  "disks": [ { "id": "disk1", "number": 1, "physical_sector_bytes": 512 } ],
+  "partitions": [
+    { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+  ]
+}
+"#;
+
+fn spindle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .output()
+        .expect("spindle runs")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn findings_set_the_exit_status_and_fail_on_moves_the_bar() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    assert_eq!(spindle(&["check", s(&f)]).status.code(), Some(1));
+    assert_eq!(spindle(&["check", s(&f), "--fail-on", "never"]).status.code(), Some(0));
+    // Only ALN004 selected: a 512 B physical sector divides 32,256, so nothing fails.
+    let pack = write(dir.path(), "p.toml", "select = [\"ALN004\"]\n");
+    assert_eq!(spindle(&["check", s(&f), "--pack", s(&pack)]).status.code(), Some(0));
+}
+
+#[test]
+fn json_report_points_at_the_offending_line() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let o = spindle(&["check", s(&f), "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let findings = report["hosts"][0]["findings"].as_array().unwrap();
+    let aln = findings.iter().find(|f| f["code"] == "ALN001").expect("ALN001 reported");
+    assert_eq!(aln["location"]["line"], 6);
+    assert_eq!(aln["location"]["pointer"], "/partitions/0/offset_bytes");
+    assert_eq!(aln["entity"]["key"], "sql01/disk:disk1/partition:1");
+    assert!(aln["message"].as_str().unwrap().contains("32,256 B (31.5 KiB)"));
+    // Sections that were never collected are "not evaluated", never a silent pass.
+    let nev = report["hosts"][0]["not_evaluated"].as_array().unwrap();
+    assert!(nev.iter().any(|n| n["code"] == "PLC001"), "{nev:?}");
+}
+
+#[test]
+fn sarif_is_valid_and_records_not_evaluated() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let o = spindle(&["check", s(&f), "--format", "sarif"]);
+    let log = sarif_schema::assert_valid_sarif_text(&String::from_utf8(o.stdout).unwrap());
+    let run = &log["runs"][0];
+    assert!(run["results"].as_array().unwrap().iter().any(|r| r["ruleId"] == "ALN001"));
+    let notes = run["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n["message"]["text"].as_str().unwrap().contains("PLC001")), "{notes:?}");
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_line_and_column() {
+    let dir = TempDir::new().unwrap();
+    let cases = [
+        ("malformed.json", "{\n  \"schema_version\": 1,\n  \"host\": {\"name\": \"a\",}\n}\n", ":3:"),
+        (
+            "wrong-type.json",
+            "{\n  \"schema_version\": 1,\n  \"host\": {\"name\": \"a\", \"cpu_count\": \"eight\"}\n}\n",
+            ":3:",
+        ),
+        (
+            "negative.json",
+            "{\n  \"schema_version\": 1,\n  \"host\": {\"name\": \"a\"},\n  \"partitions\": [{\"id\": \"p\", \"disk_id\": \"d\", \"offset_bytes\": -512}]\n}\n",
+            ":4:",
+        ),
+        (
+            "version.json",
+            "{\n  \"schema_version\": 9,\n  \"host\": {\"name\": \"a\"}\n}\n",
+            "unsupported schema_version 9",
+        ),
+        ("not-json.json", "hello", ":1:"),
+    ];
+    for (name, text, expect) in cases {
+        let f = write(dir.path(), name, text);
+        let o = spindle(&["check", s(&f)]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(name) && err.contains(expect), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}: nothing is written on bad input");
+    }
+}
+
+#[test]
+fn oversized_file_is_refused_without_reading_it() {
+    let dir = TempDir::new().unwrap();
+    let f = dir.path().join("huge.json");
+    fs::File::create(&f).unwrap().set_len(1 << 30).unwrap(); // sparse: nothing is written
+    let o = spindle(&["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a snapshot is at most"), "{}", stderr(&o));
+}
+
+#[test]
+fn directory_with_other_files_is_refused() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "sql01.json", SECTOR_63);
+    write(dir.path(), "notes.txt", "not a snapshot");
+    let o = spindle(&["check", s(dir.path())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("notes.txt"), "{}", stderr(&o));
+    let empty = TempDir::new().unwrap();
+    assert_eq!(spindle(&["check", s(empty.path())]).status.code(), Some(2));
+}
+
+#[test]
+fn output_is_atomic_and_a_failed_run_leaves_no_stale_report() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "good.json", SECTOR_63);
+    let out = dir.path().join("report.sarif");
+    let o = spindle(&["check", s(&good), "--format", "sarif", "--output", s(&out)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    sarif_schema::assert_valid_sarif_text(&fs::read_to_string(&out).unwrap());
+
+    let bad_dir = TempDir::new().unwrap();
+    write(bad_dir.path(), "a.json", SECTOR_63);
+    write(bad_dir.path(), "b.json", "{\"schema_version\": 1, \"host\": {\"name\": \"b\"}, \"disks\": 5}");
+    let o = spindle(&["check", s(bad_dir.path()), "--format", "sarif", "--output", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists(), "yesterday's report must not pass for today's");
+    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+}
+
+#[test]
+fn plain_text_when_piped() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let o = spindle(&["check", s(&f)]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(!text.contains('\u{1b}'), "no colour codes off a terminal");
+    assert!(text.contains("sql01 › disk 1 › partition 1"), "{text}");
+    assert!(text.contains("\"offset_bytes\": 32256"), "the snapshot's JSON is shown: {text}");
+    assert!(text.contains("not evaluated"), "{text}");
+}
+
+#[test]
+fn waivers_hold_until_they_expire() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let pack = write(
+        dir.path(),
+        "waive.toml",
+        "[[waivers]]\nrules = [\"ALN\"]\nentity = \"sql01/disk:disk1/*\"\nreason = \"Rebuilt in the Q1 migration\"\nexpires = \"2027-03-31\"\n",
+    );
+    let o = spindle(&["check", s(&f), "--pack", s(&pack), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "waived findings do not fail the run");
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let aln = r["hosts"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "ALN001")
+        .cloned()
+        .unwrap();
+    assert_eq!(aln["waiver"]["reason"], "Rebuilt in the Q1 migration", "waived findings stay in the report");
+
+    let later = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["check", s(&f), "--pack", s(&pack)])
+        .env("SPINDLE_TODAY", "2027-04-01")
+        .output()
+        .unwrap();
+    assert_eq!(later.status.code(), Some(1), "an expired waiver no longer applies");
+    assert!(String::from_utf8_lossy(&later.stdout).contains("waiver expired on 2027-03-31"));
+}
+
+#[test]
+fn bad_pack_names_position_and_suggests() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let pack = write(dir.path(), "p.toml", "extends = [\"oltp\"]\n\n[rules.ALN001]\nalignment_byte = 4096\n");
+    let o = spindle(&["check", s(&f), "--pack", s(&pack)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("p.toml:4:1") && err.contains("did you mean `alignment_bytes`?"), "{err}");
+    let o = spindle(&["check", s(&f), "--pack", "olpt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("builtin packs: recommended, oltp, data-warehouse"), "{}", stderr(&o));
+}
+
+#[test]
+fn files_of_one_host_merge_and_join_by_volume_id() {
+    let dir = TempDir::new().unwrap();
+    let host = write(
+        dir.path(),
+        "host.json",
+        r#"{"schema_version": 1, "host": {"name": "sql09", "os_family": "windows"},
+  "volumes": [{"id": "\\\\?\\Volume{0A1B2C3D-0000-0000-0000-000000000001}\\", "mount_points": ["E:\\SQLData\\"],
+               "filesystem": "NTFS", "allocation_unit_bytes": 4096}]}"#,
+    );
+    // SQL Server reports the GUID path in another case and without the trailing backslash.
+    let sql = write(
+        dir.path(),
+        "sql.json",
+        r#"{"schema_version": 1, "host": {"name": "sql09"},
+  "sql_instances": [{"name": "MSSQLSERVER", "databases": [{"name": "erp", "files": [
+    {"type": "rows", "logical_name": "erp", "physical_name": "E:\\SQLData\\erp.mdf",
+     "volume_id": "\\\\?\\volume{0a1b2c3d-0000-0000-0000-000000000001}"}]}]}]}"#,
+    );
+    let pack = write(dir.path(), "p.toml", "select = [\"FMT001\"]\n");
+    let o = spindle(&["check", s(&host), s(&sql), "--pack", s(&pack), "--format", "json"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["hosts"].as_array().unwrap().len(), 1, "one host from two files");
+    let f = &r["hosts"][0]["findings"][0];
+    assert_eq!(f["code"], "FMT001", "{r}");
+    assert!(
+        f["location"]["path"].as_str().unwrap().ends_with("host.json"),
+        "the cluster size is in host.json"
+    );
+}
+
+#[test]
+fn explain_and_rules() {
+    let o = spindle(&["explain", "ALN001"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    for h in ["## What it checks", "## Why it matters", "## How to fix", "## References", "## Parameters"] {
+        assert!(text.contains(h), "{h} in {text}");
+    }
+    let o = spindle(&["explain", "ALN01"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("did you mean `ALN001`?"));
+    let o = spindle(&["rules"]);
+    assert!(String::from_utf8(o.stdout).unwrap().lines().count() > 25);
+}
+
+#[test]
+fn readme_rule_table_is_current() {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let begin = readme.find("<!-- rules:begin").expect("README has the rules markers");
+    let start = readme[begin..].find('\n').unwrap() + begin + 1;
+    let end = readme.find("<!-- rules:end -->").unwrap();
+    let generated = String::from_utf8(spindle(&["rules", "--format", "markdown"]).stdout).unwrap();
+    assert!(
+        readme[start..end] == generated,
+        "README's rule table is stale: paste `spindle rules --format markdown` between the markers"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(spindle(&["check"]).status.code(), Some(2));
+    assert_eq!(spindle(&["check", "x.json", "--format", "xml"]).status.code(), Some(2));
+    assert_eq!(spindle(&["check", "/nonexistent/x.json"]).status.code(), Some(2));
+}
