@@ -346,6 +346,22 @@ impl HostView {
         best.map(|(v, _)| v)
     }
 
+    /// Partitions that hold data: those a volume or a RAID set is built on. When volumes were
+    /// not collected every partition counts, since none can be ruled out. A partition nothing is
+    /// built on (the Microsoft Reserved partition at 17,408 B on a GPT disk, an unformatted
+    /// leftover) serves no I/O, so where it starts does not matter.
+    pub fn data_partitions(&self) -> impl Iterator<Item = &Located<Partition>> {
+        self.partitions.iter().flatten().filter(|p| {
+            let Some(volumes) = &self.volumes else { return true };
+            volumes.iter().any(|v| backs(&v.item.backed_by, &p.item.id))
+                || self
+                    .raid_sets
+                    .iter()
+                    .flatten()
+                    .any(|r| r.item.member_ids.iter().flatten().any(|m| *m == p.item.id))
+        })
+    }
+
     /// Partitions a volume is built on (directly or, for an LVM volume, through its devices).
     pub fn partitions_of_volume(&self, v: &Volume) -> Vec<&Located<Partition>> {
         match &v.backed_by {

@@ -58,7 +58,7 @@ const IO_SIZES: [u64; 3] = [8 * 1024, 64 * 1024, 256 * 1024];
 
 fn check(cx: &mut Ctx<'_>) {
     let view = cx.view;
-    for p in view.partitions.iter().flatten() {
+    for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
         let stripe = view.stripe_of_partition(p).filter(|s| s.unit_bytes > 0);
         let Some(stripe) = stripe else {

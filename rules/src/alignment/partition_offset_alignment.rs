@@ -10,7 +10,8 @@ declare_rule! {
     /// power-of-two boundary passes too: the Windows Server 2008+ default of 1,024 KiB, 2 MiB or
     /// 16 MiB offsets are all aligned. When the stripe unit under the partition is known, the
     /// message says what share of 8 KiB page I/Os and 64 KiB extent I/Os straddle two stripe
-    /// units.
+    /// units. Partitions that hold no volume and belong to no RAID set (the Microsoft Reserved
+    /// partition Windows puts at 17,408 B on GPT disks) serve no I/O and are not judged.
     ///
     /// ## Why it matters
     /// Windows Server 2003 and older started the first partition at sector 63, 32,256 bytes
@@ -47,7 +48,7 @@ declare_rule! {
 fn check(cx: &mut Ctx<'_>) {
     let alignment = cx.params.bytes("alignment_bytes").max(1);
     let view = cx.view;
-    for p in view.partitions.iter().flatten() {
+    for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
         let remainder = offset % alignment;
         if remainder == 0 {

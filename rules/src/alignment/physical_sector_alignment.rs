@@ -47,7 +47,7 @@ declare_rule! {
 
 fn check(cx: &mut Ctx<'_>) {
     let view = cx.view;
-    for p in view.partitions.iter().flatten() {
+    for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
         let Some(disk) = view.disk(&p.disk_id) else {
             cx.not_evaluated_because(
