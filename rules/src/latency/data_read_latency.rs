@@ -1,8 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
-use spindle_core::finding::Severity;
 use spindle_core::rule::Ctx;
-use spindle_core::units;
 
 use super::stall;
 
@@ -92,23 +90,15 @@ fn check(cx: &mut Ctx<'_>) {
                 continue;
             }
         };
-        let Some(severity) = stall::level(avg, warn, error) else { continue };
-        let threshold = match severity {
-            Severity::Error => format!("the {} error threshold", units::ms(error)),
-            _ => format!("the {} warning threshold", units::ms(warn)),
-        };
-        let message = format!(
-            "average read stall {} ({} ms of stall over {} reads, {}): {}, at or above {threshold}",
-            units::ms(avg),
-            units::thousands(io.io_stall_read_ms),
-            units::thousands(io.num_of_reads),
-            stall::window(io.sample_ms),
-            stall::band(avg),
+        stall::report_average(
+            cx,
+            f,
+            "io/io_stall_read_ms",
+            "read stall",
+            (avg, io.io_stall_read_ms, io.num_of_reads, io.sample_ms),
+            (warn, error),
+            "reads",
+            "",
         );
-        let finding = cx.report(f, "io/io_stall_read_ms", message);
-        finding.values(units::ms(avg), format!("below {}", units::ms(warn)));
-        if severity == Severity::Error {
-            finding.severity(Severity::Error);
-        }
     }
 }

@@ -1,8 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
-use spindle_core::finding::Severity;
 use spindle_core::rule::Ctx;
-use spindle_core::units;
 
 use super::stall;
 
@@ -94,23 +92,15 @@ fn check(cx: &mut Ctx<'_>) {
                 continue;
             }
         };
-        let Some(severity) = stall::level(avg, warn, error) else { continue };
-        let threshold = match severity {
-            Severity::Error => format!("the {} error threshold", units::ms(error)),
-            _ => format!("the {} warning threshold", units::ms(warn)),
-        };
-        let message = format!(
-            "average log write stall {} ({} ms of stall over {} writes, {}): {}, at or above {threshold}; every commit waits for a log write",
-            units::ms(avg),
-            units::thousands(io.io_stall_write_ms),
-            units::thousands(io.num_of_writes),
-            stall::window(io.sample_ms),
-            stall::band(avg),
+        stall::report_average(
+            cx,
+            f,
+            "io/io_stall_write_ms",
+            "log write stall",
+            (avg, io.io_stall_write_ms, io.num_of_writes, io.sample_ms),
+            (warn, error),
+            "writes",
+            "; every commit waits for a log write",
         );
-        let finding = cx.report(f, "io/io_stall_write_ms", message);
-        finding.values(units::ms(avg), format!("below {}", units::ms(warn)));
-        if severity == Severity::Error {
-            finding.severity(Severity::Error);
-        }
     }
 }

@@ -1,8 +1,11 @@
 //! Arithmetic shared by the latency rules: averages that refuse to average too little, the
 //! reference bands, and how to say what window the counters cover.
 
+use spindle_core::facts::DbFile;
 use spindle_core::finding::Severity;
+use spindle_core::rule::Ctx;
 use spindle_core::units;
+use spindle_core::view::Located;
 
 /// The average stall per I/O, or why there is none worth judging.
 ///
@@ -92,6 +95,40 @@ pub(crate) fn duration(ms: u64) -> String {
         ms if ms < H => one_decimal(ms as f64 / MIN as f64, "min"),
         ms if ms < 48 * H => one_decimal(ms as f64 / H as f64, "h"),
         ms => one_decimal(ms as f64 / (24 * H) as f64, "days"),
+    }
+}
+
+/// Reports `f` when its average stall reaches a threshold: a warning at `warn_ms`, an error at
+/// `error_ms`. `what` names the average (`read stall`), `stall_ms` and `count` are the raw
+/// counters behind it, `note` is appended to the message.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn report_average(
+    cx: &mut Ctx<'_>,
+    f: &Located<DbFile>,
+    field: &str,
+    what: &str,
+    (avg, stall_ms, count, sample_ms): (f64, u64, u64, Option<u64>),
+    (warn, error): (f64, f64),
+    noun: &str,
+    note: &str,
+) {
+    let Some(severity) = level(avg, warn, error) else { return };
+    let threshold = match severity {
+        Severity::Error => format!("the {} error threshold", units::ms(error)),
+        _ => format!("the {} warning threshold", units::ms(warn)),
+    };
+    let message = format!(
+        "average {what} {} ({} ms of stall over {} {noun}, {}): {}, at or above {threshold}{note}",
+        units::ms(avg),
+        units::thousands(stall_ms),
+        units::thousands(count),
+        window(sample_ms),
+        band(avg),
+    );
+    let finding = cx.report(f, field, message);
+    finding.values(units::ms(avg), format!("below {}", units::ms(warn)));
+    if severity == Severity::Error {
+        finding.severity(Severity::Error);
     }
 }
 
