@@ -29,7 +29,6 @@ impl<'w> TextWriter<'w> {
 #[derive(Debug)]
 struct FindingDiagnostic {
     message: String,
-    code: String,
     severity: miette::Severity,
     source: Option<NamedSource<String>>,
     label: Option<LabeledSpan>,
@@ -45,9 +44,6 @@ impl fmt::Display for FindingDiagnostic {
 impl std::error::Error for FindingDiagnostic {}
 
 impl Diagnostic for FindingDiagnostic {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
-    }
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
@@ -90,8 +86,8 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
         ));
     }
     FindingDiagnostic {
-        message: format!("{} [{}]", f.message, f.rule),
-        code: f.code.clone(),
+        // The code leads the message: miette would otherwise print it on a line of its own.
+        message: format!("{} {}", f.code, f.message),
         severity: match f.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,

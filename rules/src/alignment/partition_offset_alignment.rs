@@ -54,12 +54,25 @@ fn check(cx: &mut Ctx<'_>) {
         if remainder == 0 {
             continue;
         }
-        let mut message = format!(
-            "partition starts at {}, {} past a {} boundary",
-            units::bytes(offset),
-            units::bytes(remainder),
-            units::binary(alignment)
-        );
+        let mut message = if remainder == offset {
+            let legacy = if offset == 63 * 512 {
+                ", at sector 63 as Windows Server 2003 and older placed it,"
+            } else {
+                ""
+            };
+            format!(
+                "partition starts at {}{legacy}, before the first {} boundary",
+                units::bytes(offset),
+                units::binary(alignment)
+            )
+        } else {
+            format!(
+                "partition starts at {}, {} past a {} boundary",
+                units::bytes(offset),
+                units::bytes(remainder),
+                units::binary(alignment)
+            )
+        };
         if let Some(stripe) = view.stripe_of_partition(p) {
             let page = straddle_share(offset, 8192, stripe.unit_bytes);
             let extent = straddle_share(offset, 65536, stripe.unit_bytes);
