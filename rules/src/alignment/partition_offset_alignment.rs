@@ -56,7 +56,7 @@ fn check(cx: &mut Ctx<'_>) {
         }
         let mut message = if remainder == offset {
             let legacy = if offset == 63 * 512 {
-                ", at sector 63 as Windows Server 2003 and older placed it,"
+                ", at sector 63 as Windows Server 2003 and older placed it"
             } else {
                 ""
             };
