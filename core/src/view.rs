@@ -443,6 +443,43 @@ impl HostView {
         })
     }
 
+    /// Whether nothing under a disk is striped, so stripe-unit alignment does not apply: a disk
+    /// exposed by a RAID 1 mirror, or a drive attached on a bus no array hides behind (SATA,
+    /// NVMe, USB). A SAS, SCSI, RAID, iSCSI or Fibre Channel disk may be an array's logical
+    /// drive or a SAN LUN, so it is never assumed unstriped.
+    pub fn disk_is_unstriped(&self, d: &Disk) -> bool {
+        match &d.backed_by {
+            Some(Backing::RaidSet(id)) => self.raid_is_mirror(id),
+            Some(_) => false,
+            None => d.bus.as_deref().is_some_and(|b| {
+                let b = b.to_ascii_lowercase();
+                ["sata", "ata", "atapi", "nvme", "usb", "sd", "mmc"].contains(&b.as_str())
+            }),
+        }
+    }
+
+    /// Whether nothing under a volume is striped (see [`HostView::disk_is_unstriped`]).
+    pub fn volume_is_unstriped(&self, v: &Volume) -> bool {
+        match &v.backed_by {
+            Some(Backing::RaidSet(id)) => self.raid_is_mirror(id),
+            Some(Backing::Partitions(_)) => {
+                let parts = self.partitions_of_volume(v);
+                !parts.is_empty()
+                    && parts
+                        .iter()
+                        .all(|p| self.disk(&p.item.disk_id).is_some_and(|d| self.disk_is_unstriped(d)))
+            }
+            _ => false,
+        }
+    }
+
+    fn raid_is_mirror(&self, id: &str) -> bool {
+        self.raid_set_index(id).and_then(|i| self.raid_sets.as_ref()?.get(i)).is_some_and(|r| {
+            let level = r.item.level.as_deref().unwrap_or("").to_ascii_lowercase();
+            ["raid1", "1", "mirror"].contains(&level.as_str())
+        })
+    }
+
     /// The disks whose spindles (or flash) serve a volume: the pool's physical disks under a
     /// virtual disk, a RAID set's members, or the disks of its partitions. `None` when the
     /// backing is not known.

@@ -14,7 +14,8 @@ declare_rule! {
     /// RAID logical drive whose stripe the operating system cannot see. An offset of 2 MiB on a
     /// 256 KiB interleave passes (8 stripe units); 64 KiB on a 256 KiB interleave fails even
     /// though it passes ALN001's 64 KiB test. When no stripe unit is known the partition is
-    /// reported "not evaluated" with the declaration that would provide one.
+    /// reported "not evaluated" with the declaration that would provide one, unless nothing under
+    /// it is striped: a RAID 1 mirror, or a drive attached directly on SATA, NVMe or USB.
     ///
     /// ## Why it matters
     /// A partition that does not start on a stripe-unit boundary shifts every cluster and every
@@ -63,6 +64,9 @@ fn check(cx: &mut Ctx<'_>) {
         let stripe = view.stripe_of_partition(p).filter(|s| s.unit_bytes > 0);
         let Some(stripe) = stripe else {
             let disk = view.disk(&p.disk_id);
+            if disk.is_some_and(|d| view.disk_is_unstriped(d)) {
+                continue; // a mirror or a directly attached drive: no stripe unit to straddle
+            }
             let key = disk.map_or(p.key.as_str(), |d| d.key.as_str());
             let (missing, reason) = stripe_facts::unknown(view, disk.and_then(|d| d.backed_by.as_ref()), key);
             cx.not_evaluated_because(p, &missing, reason);

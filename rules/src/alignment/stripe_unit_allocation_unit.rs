@@ -13,7 +13,9 @@ declare_rule! {
     /// interleave of the Storage Spaces virtual disk under the volume, the stripe unit of its RAID
     /// set or LVM volume, or one declared in a rule pack. A 64 KiB cluster on a 64 KiB or 256 KiB
     /// stripe unit passes; a 64 KiB cluster on a 16 KiB or 96 KiB stripe unit fails. A volume
-    /// whose stripe unit or allocation unit is unknown is reported "not evaluated".
+    /// whose stripe unit or allocation unit is unknown is reported "not evaluated"; one with
+    /// nothing striped under it (a RAID 1 mirror, a drive attached directly on SATA, NVMe or USB)
+    /// has no stripe unit to divide and is not judged.
     ///
     /// ## Why it matters
     /// This is the second of the two correlations Microsoft's alignment guidance asks to hold
@@ -55,6 +57,9 @@ fn check(cx: &mut Ctx<'_>) {
     for v in view.volumes.iter().flatten() {
         let au = cx.need(v, "allocation_unit_bytes", v.allocation_unit_bytes.filter(|&a| a > 0));
         let stripe = view.stripe_of_volume(v).filter(|s| s.unit_bytes > 0);
+        if stripe.is_none() && view.volume_is_unstriped(v) {
+            continue; // a mirror or a directly attached drive: no stripe unit to divide
+        }
         if stripe.is_none() {
             // What should have given the stripe unit: the volume's own backing, else the
             // backing of the disk under its first partition. A declaration on that disk also
