@@ -1,8 +1,9 @@
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
-use spindle_core::facts::RaidKind;
+use spindle_core::facts::{Backing, RaidKind};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
+use spindle_core::view::StripeSource;
 
 use super::spaces;
 
@@ -17,8 +18,10 @@ declare_rule! {
     /// default (`oltp_max_stripe_unit_bytes = 131072`). The workload is the one a pack declares
     /// (`[declare] workload`), else the rule's `workload` parameter. RAID 1 sets (mirrors, no
     /// striping) are skipped. A dynamic-disk striped volume always uses 64 KiB, so its stripe
-    /// unit is taken as 64 KiB when not collected; any other set whose stripe unit was not
-    /// collected is reported "not evaluated".
+    /// unit is taken as 64 KiB when not collected. A hardware controller hides its stripe unit
+    /// from the operating system: one declared in a pack for the disks the set exposes
+    /// (`[[declare.stripe_unit]]`) is judged and marked declared; any other set whose stripe
+    /// unit was not collected is reported "not evaluated".
     ///
     /// ## Why it matters
     /// The stripe unit decides how I/Os spread over the members. OLTP issues 8 KiB page and
@@ -82,10 +85,25 @@ fn check(cx: &mut Ctx<'_>) {
             continue;
         }
         let dynamic = r.kind == Some(RaidKind::Dynamic);
-        let (unit, inferred) = match (r.stripe_unit_bytes, dynamic) {
-            (Some(u), _) => (u, false),
-            (None, true) => (DYNAMIC_STRIPE_UNIT, true),
-            (None, false) => {
+        // A hardware controller hides its stripe unit from the OS; a pack may declare it for the
+        // disks the set exposes.
+        let declared = view
+            .disks
+            .iter()
+            .flatten()
+            .filter(|d| matches!(&d.backed_by, Some(Backing::RaidSet(id)) if *id == r.id))
+            .find_map(|d| {
+                let stripe = view.stripe_of_disk(d)?;
+                match stripe.source {
+                    StripeSource::Declared(pack) => Some((stripe.unit_bytes, pack)),
+                    _ => None,
+                }
+            });
+        let (unit, inferred, declared_in) = match (r.stripe_unit_bytes, dynamic, declared) {
+            (Some(u), _, _) => (u, false, None),
+            (None, _, Some((u, pack))) => (u, false, Some(pack)),
+            (None, true, None) => (DYNAMIC_STRIPE_UNIT, true, None),
+            (None, false, None) => {
                 cx.not_evaluated(r, "stripe_unit_bytes");
                 continue;
             }
@@ -98,7 +116,11 @@ fn check(cx: &mut Ctx<'_>) {
         } else {
             format!("{} to {}", units::bytes(min), units::bytes(max))
         };
-        let note = if inferred { " (a dynamic-disk striped volume always uses 64 KiB)" } else { "" };
+        let note = match (&declared_in, inferred) {
+            (Some(pack), _) => format!(" (declared in {pack})"),
+            (None, true) => " (a dynamic-disk striped volume always uses 64 KiB)".to_string(),
+            (None, false) => String::new(),
+        };
         let message = format!(
             "stripe unit is {}{note}; {} ({source}) calls for {wanted}",
             units::bytes(unit),
@@ -125,8 +147,8 @@ fn check(cx: &mut Ctx<'_>) {
         };
         let finding = cx.report(r, "stripe_unit_bytes", message);
         finding.values(units::bytes(unit), wanted).fix(fix);
-        if inferred {
-            // The value was not read but is fixed by the platform; keep the pointer on the set.
+        if inferred || declared_in.is_some() {
+            // The value was not read from the snapshot; keep the pointer on the set.
             finding.field = None;
         }
     }
@@ -198,5 +220,29 @@ mod dw_tests {
         let r = run_rule(&RAID_STRIPE_UNIT, SETS, Declarations::default(), &[]);
         assert_eq!(r.findings.len(), 1);
         assert!(r.findings[0].message.contains("calls for 65,536 B (64 KiB)"), "{}", r.findings[0].message);
+    }
+
+    #[test]
+    fn a_declared_stripe_unit_is_judged_and_marked() {
+        use spindle_core::declare::DeclaredStripe;
+        use spindle_core::glob::Glob;
+        let snapshot = r#"{ "schema_version": 1, "host": { "name": "erp1" },
+            "disks": [ { "id": "ld1", "backed_by": { "raid_set": "array-a" } } ],
+            "raid_sets": [ { "id": "array-a", "kind": "hardware", "level": "raid5" } ] }"#;
+        let declared = Declarations {
+            workload: None,
+            stripes: vec![DeclaredStripe {
+                entity: Glob::new("erp1/disk:*"),
+                stripe_unit_bytes: 524_288,
+                data_disks: None,
+                source: "acme.toml".into(),
+            }],
+        };
+        let r = run_rule(&RAID_STRIPE_UNIT, snapshot, declared, &[]);
+        assert!(r.not_evaluated.is_empty(), "{:?}", r.not_evaluated);
+        assert_eq!(r.findings.len(), 1);
+        assert!(r.findings[0].message.contains("(declared in acme.toml)"), "{}", r.findings[0].message);
+        let r = run_rule(&RAID_STRIPE_UNIT, snapshot, Declarations::default(), &[]);
+        assert_eq!(r.not_evaluated.len(), 1, "without a declaration the unit is unknown");
     }
 }
