@@ -1,0 +1,1494 @@
+//! Fleet benchmark: generates a fleet of realistic snapshots (one host per file, about 50
+//! database files and 8 volumes each), checks it with the release `spindle` binary, and compares
+//! that with the floor: reading and `serde_json`-parsing the same files in-process. Reports
+//! snapshots per second and the checker's peak memory for two fleet sizes, to show that memory
+//! stays flat as the fleet grows. See `benches/README.md`.
+//!
+//! ```text
+//! cargo bench --bench fleet                          # 10,000 snapshots, and 1,000
+//! FLEET_SNAPSHOTS=2000 cargo bench --bench fleet     # 2,000, and 1,000
+//! ```
+//!
+//! Environment: `FLEET_SNAPSHOTS` (default 10000), `FLEET_RUNS` (timed runs per measurement, the
+//! best is kept; default 3), `FLEET_KEEP=1` (keep the generated fleets and print where).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{BufWriter, ErrorKind, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use spindle_core::date::Date;
+use spindle_core::engine::{ActiveRule, HostReport, check_host};
+use spindle_core::facts::*;
+use spindle_core::load::{line_col, parse_snapshot};
+use spindle_core::locate::locate;
+use spindle_core::pack::{PackLoader, SourceText, resolve};
+use spindle_core::report::{JsonWriter, ReportWriter, RuleInfo};
+use spindle_core::view::{EntityRef, HostView};
+
+const DEFAULT_SNAPSHOTS: usize = 10_000;
+/// The smaller fleet, checked too so that peak memory can be compared across sizes.
+const SMALL_FLEET: usize = 1_000;
+/// First argument of the bench executable when it runs as the measuring wrapper.
+const WRAPPER_FLAG: &str = "--fleet-measure-child";
+/// Waiver expiry is relative to today; pin it so that runs are comparable.
+const TODAY: &str = "2025-06-01";
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+const GIB: u64 = 1024 * MIB;
+const TIB: u64 = 1024 * GIB;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == WRAPPER_FLAG) {
+        return wrapper_main(&args[2..]);
+    }
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this file as a test
+    // without it: then only check that the generator's snapshots load, in a moment.
+    if !args.iter().any(|a| a == "--bench") {
+        return match smoke() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fleet bench smoke test: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match bench() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fleet bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic generator.
+
+/// A 64-bit linear congruential generator (Knuth's MMIX constants), seeded by the host index,
+/// so every run generates the same fleet without a `rand` dependency.
+struct Lcg(u64);
+
+impl Lcg {
+    fn new(seed: u64) -> Self {
+        let mut r = Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66_D1CE_4E5B);
+        for _ in 0..4 {
+            r.next();
+        }
+        r
+    }
+
+    /// The high 32 bits of the state (the low bits of an LCG are poor).
+    fn next(&mut self) -> u32 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 32) as u32
+    }
+
+    /// Uniform in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 32) as u64
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    fn guid(&mut self) -> String {
+        let (a, b, c, d) = (self.next(), self.next(), self.next(), self.next());
+        format!(
+            "{a:08x}-{:04x}-4{:03x}-{:04x}-{:04x}{c:08x}",
+            b >> 16,
+            b & 0xfff,
+            0x8000 | ((d >> 16) & 0x3fff),
+            d & 0xffff
+        )
+    }
+
+    /// A 32-digit disk unique id, as `MSFT_Disk.UniqueId` reports it.
+    fn unique_id(&mut self, prefix: &str) -> String {
+        let mut s = prefix.to_string();
+        while s.len() < 32 {
+            s.push_str(&format!("{:08X}", self.next()));
+        }
+        s.truncate(32);
+        s
+    }
+}
+
+/// The eight volumes of every host (mount point, label); volume `k` lives on disk `k`. Two are
+/// folder mounts under `D:\SQLData\`, so placement must pick the longest mount point.
+const VOLUMES: [(&str, &str); 8] = [
+    ("C:\\", "OS"),
+    ("D:\\", "SQLData"),
+    ("L:\\", "SQLLogs"),
+    ("T:\\", "TempDB"),
+    ("S:\\", "SQLSystem"),
+    ("D:\\SQLData\\Data2\\", "SQLData2"),
+    ("D:\\SQLData\\Data3\\", "SQLData3"),
+    ("B:\\", "Backup"),
+];
+const OS: usize = 0;
+const DATA: usize = 1;
+const LOGS: usize = 2;
+const TEMPDB: usize = 3;
+const SYSTEM: usize = 4;
+const DATA2: usize = 5;
+const DATA3: usize = 6;
+const BACKUP: usize = 7;
+
+/// Database files per host.
+const FILES_PER_HOST: usize = 50;
+
+/// The snapshot of host `index`: what a WMI collector and a SQL collector together would write.
+fn snapshot(index: usize) -> Snapshot {
+    let mut r = Lcg::new(index as u64);
+    let site = r.pick(&["ams", "fra", "lon", "nyc", "sgp", "syd"]);
+    let name = format!("{site}-sql{index:05}");
+    let is_virtual = r.chance(40);
+    let azure = is_virtual && r.chance(50);
+    let spaces = azure || r.chance(25);
+    let cpu = r.pick(&[4, 8, 16, 24, 32, 48, 64]);
+    let host = Host {
+        name,
+        os_family: Some(OsFamily::Windows),
+        os_version: Some(
+            r.pick(&[
+                "Windows Server 2016 Standard",
+                "Windows Server 2019 Standard",
+                "Windows Server 2019 Datacenter",
+                "Windows Server 2022 Datacenter",
+            ])
+            .to_string(),
+        ),
+        cpu_count: Some(cpu),
+        memory_bytes: Some(r.pick(&[32, 64, 128, 256, 512]) * GIB),
+        is_virtual: Some(is_virtual),
+        cloud_provider: Some(if azure { CloudProvider::Azure } else { CloudProvider::None }),
+    };
+    let mut wmi =
+        CollectorReport { name: "wmi".into(), version: Some("0.3.1".into()), not_collected: vec![] };
+    let mut s = Snapshot {
+        schema_version: SCHEMA_VERSION,
+        collected_at: Some(format!(
+            "2025-{:02}-{:02}T{:02}:{:02}:{:02}+00:00",
+            r.range(1, 5),
+            r.range(1, 28),
+            r.range(0, 23),
+            r.range(0, 59),
+            r.range(0, 59)
+        )),
+        host,
+        ..Default::default()
+    };
+    let storage = if spaces {
+        storage_spaces(&mut r, &mut s, is_virtual, azure)
+    } else {
+        hardware_raid(&mut r, &mut s, &mut wmi)
+    };
+    let volume_ids = partitions_and_volumes(&mut r, &mut s, &storage);
+    s.sql_instances = Some(vec![sql_instance(&mut r, cpu, &volume_ids, storage.rotational_data)]);
+    s.collectors = vec![
+        wmi,
+        CollectorReport { name: "sql".into(), version: Some("0.3.1".into()), ..Default::default() },
+    ];
+    s
+}
+
+/// What the storage generators tell the rest: size and sectors of the disk under each volume.
+struct Storage {
+    disk_ids: [String; 8],
+    disk_bytes: [u64; 8],
+    rotational_data: bool,
+}
+
+fn member(id: String, model: &str, media: Media, rpm: Option<u32>, bus: &str, size: u64, phys: u32) -> Disk {
+    Disk {
+        id,
+        model: Some(model.into()),
+        media: Some(media),
+        rpm,
+        bus: Some(bus.into()),
+        size_bytes: Some(size),
+        logical_sector_bytes: Some(512),
+        physical_sector_bytes: Some(phys),
+        ..Default::default()
+    }
+}
+
+/// Target sizes of the disks under the eight volumes.
+fn volume_disk_sizes(r: &mut Lcg) -> [u64; 8] {
+    [
+        r.pick(&[128, 256, 480]) * GIB,
+        r.range(2, 8) * TIB,
+        r.pick(&[256, 512, 1024]) * GIB,
+        r.pick(&[256, 512, 800]) * GIB,
+        r.pick(&[64, 128]) * GIB,
+        r.range(1, 4) * TIB,
+        r.range(1, 4) * TIB,
+        r.range(4, 16) * TIB,
+    ]
+}
+
+/// A Dell-style server: BOSS RAID 1 for the OS, PERC logical drives for SQL Server, some of them
+/// carved from the same spindles.
+fn hardware_raid(r: &mut Lcg, s: &mut Snapshot, wmi: &mut CollectorReport) -> Storage {
+    let sizes = volume_disk_sizes(r);
+    let hdd = r.chance(40);
+    let mut disks = vec![];
+    let mut raid_sets = vec![];
+    let group = |first: usize, n: usize, disks: &mut Vec<Disk>, kind: u8| -> Vec<String> {
+        (first..first + n)
+            .map(|k| {
+                let id = format!("64:{k}");
+                disks.push(match kind {
+                    0 if hdd => member(
+                        id.clone(),
+                        "ST900MP0006",
+                        Media::Hdd,
+                        Some(15_000),
+                        "SAS",
+                        900_185_481_216,
+                        512,
+                    ),
+                    0 | 1 => member(
+                        id.clone(),
+                        "MZILT1T9HBJR0D3",
+                        Media::Ssd,
+                        None,
+                        "SAS",
+                        1_920_383_410_176,
+                        4096,
+                    ),
+                    _ => member(
+                        id.clone(),
+                        "ST4000NM0295",
+                        Media::Hdd,
+                        Some(7_200),
+                        "SAS",
+                        4_000_787_030_016,
+                        4096,
+                    ),
+                });
+                id
+            })
+            .collect()
+    };
+    let boss: Vec<String> = (0..2)
+        .map(|k| {
+            let id = format!("boss:{k}");
+            disks.push(member(id.clone(), "MTFDDAV240TCB", Media::Ssd, None, "SATA", 240_057_409_536, 4096));
+            id
+        })
+        .collect();
+    let data = group(0, 8, &mut disks, 0);
+    let logs = group(8, 2, &mut disks, 1);
+    let temp = group(10, 2, &mut disks, 1);
+    let backup = group(12, 4, &mut disks, 2);
+    let stripe_known = r.chance(70);
+    if !stripe_known {
+        wmi.not_collected.push(NotCollected {
+            fact: "raid_sets[].stripe_unit_bytes".into(),
+            reason: "PERC H740P virtual disks appear to Windows as RAID disks (MSFT_Disk BusType 8); the \
+                     controller's strip size is not visible to Windows: read it with perccli and declare it"
+                .into(),
+        });
+    }
+    let data_level = r.pick(&["raid10", "raid10", "raid5"]);
+    let data_unit = r.pick(&[64 * KIB, 128 * KIB, 256 * KIB, MIB]);
+    let logs_on_data = r.chance(25);
+    let plan: [(&[String], &str, u64); 8] = [
+        (&boss, "raid1", 64 * KIB),
+        (&data, data_level, data_unit),
+        (if logs_on_data { &data } else { &logs }, if logs_on_data { data_level } else { "raid1" }, 64 * KIB),
+        (&temp, r.pick(&["raid1", "raid0"]), 64 * KIB),
+        (&logs, "raid1", 64 * KIB),
+        (&data, data_level, data_unit),
+        (&data, data_level, data_unit),
+        (&backup, r.pick(&["raid5", "raid6"]), 256 * KIB),
+    ];
+    let mut disk_ids: [String; 8] = Default::default();
+    let mut logical = vec![];
+    for (k, (members, level, unit)) in plan.iter().enumerate() {
+        let set = format!("perc-vd{k}");
+        raid_sets.push(RaidSet {
+            id: set.clone(),
+            kind: Some(RaidKind::Hardware),
+            level: Some(level.to_string()),
+            stripe_unit_bytes: stripe_known.then_some(*unit),
+            member_ids: Some(members.to_vec()),
+        });
+        disk_ids[k] = r.unique_id("6D094660");
+        logical.push(Disk {
+            id: disk_ids[k].clone(),
+            number: Some(k as u32),
+            model: Some(if k == OS { "DELLBOSS VD" } else { "PERC H740P Adp" }.into()),
+            media: Some(Media::Unknown),
+            bus: Some("RAID".into()),
+            size_bytes: Some(sizes[k]),
+            logical_sector_bytes: Some(512),
+            physical_sector_bytes: Some(if k == OS || (!hdd && k != BACKUP) { 4096 } else { 512 }),
+            backed_by: Some(Backing::RaidSet(set)),
+            ..Default::default()
+        });
+    }
+    logical.append(&mut disks);
+    s.disks = Some(logical);
+    s.raid_sets = Some(raid_sets);
+    s.storage_pools = Some(vec![]);
+    s.virtual_disks = Some(vec![]);
+    Storage { disk_ids, disk_bytes: sizes, rotational_data: hdd }
+}
+
+/// Storage Spaces: one pool, a virtual disk per SQL Server volume. In Azure the pool's disks are
+/// managed disks whose media the hypervisor does not tell.
+fn storage_spaces(r: &mut Lcg, s: &mut Snapshot, is_virtual: bool, azure: bool) -> Storage {
+    let sizes = volume_disk_sizes(r);
+    let hdd = !is_virtual && r.chance(30);
+    let pool_size = r.pick(&[8, 10, 12]);
+    let mut pool_disks = vec![];
+    let mut pool_ids = vec![];
+    for _ in 0..pool_size {
+        let id = r.unique_id("60022480");
+        pool_ids.push(id.clone());
+        pool_disks.push(if azure {
+            member(id, "Virtual Disk", Media::Unknown, None, "SAS", TIB, 4096)
+        } else if hdd {
+            member(id, "ST4000NM0295", Media::Hdd, Some(7_200), "SAS", 4_000_787_030_016, 4096)
+        } else {
+            member(id, "MZILT1T9HBJR0D3", Media::Ssd, None, "SAS", 1_920_383_410_176, 4096)
+        });
+    }
+    let pool_id = format!("{{{}}}", r.guid());
+    let mut disk_ids: [String; 8] = Default::default();
+    let mut disks = vec![];
+    let mut vds = vec![];
+    disk_ids[OS] = r.unique_id("60022480B6E1");
+    disks.push(Disk {
+        id: disk_ids[OS].clone(),
+        number: Some(0),
+        model: Some(if is_virtual { "Virtual HD" } else { "MZ7KH480HAHQ0D3" }.into()),
+        media: Some(if is_virtual { Media::Unknown } else { Media::Ssd }),
+        bus: Some(if is_virtual { "ATA" } else { "SATA" }.into()),
+        size_bytes: Some(sizes[OS]),
+        logical_sector_bytes: Some(512),
+        physical_sector_bytes: Some(if is_virtual { 512 } else { 4096 }),
+        ..Default::default()
+    });
+    for k in 1..8 {
+        let id = r.unique_id("A3F19C7E");
+        let columns = r.pick(&[1, 2, 4, 4, 8, 8]).min(pool_size);
+        let resiliency = if k == BACKUP {
+            r.pick(&["Parity", "Mirror"])
+        } else {
+            r.pick(&["Simple", "Simple", "Mirror", "Mirror", "Parity"])
+        };
+        vds.push(VirtualDisk {
+            id: id.clone(),
+            name: Some(VOLUMES[k].1.to_string()),
+            pool_id: pool_id.clone(),
+            columns: Some(columns),
+            interleave_bytes: Some(r.pick(&[64 * KIB, 64 * KIB, 64 * KIB, 256 * KIB])),
+            resiliency: Some(resiliency.into()),
+        });
+        disk_ids[k] = id.clone();
+        disks.push(Disk {
+            id: id.clone(),
+            number: Some(k as u32),
+            model: Some("Storage Space".into()),
+            bus: Some("Storage Spaces".into()),
+            size_bytes: Some(sizes[k]),
+            logical_sector_bytes: Some(512),
+            physical_sector_bytes: Some(4096),
+            backed_by: Some(Backing::VirtualDisk(id)),
+            ..Default::default()
+        });
+    }
+    disks.append(&mut pool_disks);
+    s.disks = Some(disks);
+    s.storage_pools = Some(vec![StoragePool {
+        id: pool_id,
+        name: Some("SQLPool".into()),
+        physical_disk_ids: Some(pool_ids),
+    }]);
+    s.virtual_disks = Some(vds);
+    s.raid_sets = Some(vec![]);
+    Storage { disk_ids, disk_bytes: sizes, rotational_data: hdd }
+}
+
+/// Partitions (GPT mostly at 1 MiB; some behind a Microsoft reserved partition at 16 MiB; a few
+/// MBR disks from the sector-63 era at 32,256) and the eight volumes. Returns the volume ids.
+fn partitions_and_volumes(r: &mut Lcg, s: &mut Snapshot, st: &Storage) -> [String; 8] {
+    let mut parts = vec![];
+    let mut volumes = vec![];
+    let mut ids: [String; 8] = Default::default();
+    let small_cluster = r.chance(15).then(|| r.pick(&[LOGS, DATA2, DATA3, TEMPDB]));
+    let low_free = r.chance(20).then(|| r.pick(&[DATA, LOGS, TEMPDB, DATA2, BACKUP]));
+    for k in 0..8 {
+        let disk = &st.disk_ids[k];
+        let size = st.disk_bytes[k];
+        let mut part = |n: u32, offset: u64, bytes: u64| {
+            parts.push(Partition {
+                id: format!("disk{k}-p{n}"),
+                disk_id: disk.clone(),
+                number: Some(n),
+                offset_bytes: Some(offset),
+                size_bytes: Some(bytes),
+            });
+            format!("disk{k}-p{n}")
+        };
+        let (data_part, offset, style) = if k == OS {
+            part(1, MIB, 499 * MIB);
+            part(2, 500 * MIB, 99 * MIB);
+            part(3, 599 * MIB, 16 * MIB);
+            (part(4, 615 * MIB, size - 615 * MIB), 615 * MIB, PartitionStyle::Gpt)
+        } else {
+            match r.below(100) {
+                0..8 => (part(1, 32_256, size - 32_256), 32_256, PartitionStyle::Mbr),
+                8..23 => {
+                    part(1, 17_408, 16 * MIB - 17_408);
+                    (part(2, 16 * MIB, size - 16 * MIB), 16 * MIB, PartitionStyle::Gpt)
+                }
+                _ => (part(1, MIB, size - MIB), MIB, PartitionStyle::Gpt),
+            }
+        };
+        if let Some(d) = s.disks.as_mut().and_then(|d| d.iter_mut().find(|d| d.id == *disk)) {
+            d.partition_style = Some(style);
+        }
+        let vol_bytes = (size - offset) / (64 * KIB) * (64 * KIB);
+        let free_pct = if low_free == Some(k) { r.range(2, 9) } else { r.range(12, 70) };
+        let filesystem = match k {
+            BACKUP if r.chance(60) => "ReFS",
+            DATA3 if r.chance(10) => "ReFS",
+            _ => "NTFS",
+        };
+        ids[k] = format!("\\\\?\\Volume{{{}}}\\", r.guid());
+        volumes.push(Volume {
+            id: ids[k].clone(),
+            mount_points: vec![VOLUMES[k].0.to_string()],
+            label: Some(VOLUMES[k].1.to_string()),
+            filesystem: Some(filesystem.into()),
+            allocation_unit_bytes: Some(if k == OS || small_cluster == Some(k) { 4 * KIB } else { 64 * KIB }),
+            size_bytes: Some(vol_bytes),
+            free_bytes: Some(vol_bytes / 100 * free_pct),
+            compressed: Some(k == BACKUP && r.chance(10)),
+            encrypted: Some(false),
+            os_volume: Some(k == OS),
+            temp_disk: Some(false),
+            mount_options: None,
+            backed_by: Some(Backing::Partitions(vec![data_part])),
+        });
+    }
+    s.partitions = Some(parts);
+    s.volumes = Some(volumes);
+    ids
+}
+
+/// Makes database files with their I/O counters.
+struct FileMaker<'a> {
+    r: &'a mut Lcg,
+    volume_ids: &'a [String; 8],
+    with_volume_ids: bool,
+    slow: bool,
+    rotational: bool,
+    uptime_ms: u64,
+}
+
+impl FileMaker<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn file(
+        &mut self,
+        id: i32,
+        file_type: FileType,
+        logical: String,
+        dir: &str,
+        file: &str,
+        vol: usize,
+        size: u64,
+        growth: Growth,
+    ) -> DbFile {
+        let r = &mut *self.r;
+        let log = file_type == FileType::Log;
+        let days = self.uptime_ms / 86_400_000;
+        let scale = size / GIB + 1;
+        let (reads, writes) = if log {
+            (r.range(10, 5_000) * days, r.range(20_000, 400_000) * days * scale.min(8))
+        } else {
+            (r.range(2_000, 200_000) * days * scale.min(32), r.range(1_000, 80_000) * days * scale.min(32))
+        };
+        // Average stalls in tenths of a millisecond.
+        let (read_lat, write_lat) = match (self.slow, self.rotational, log) {
+            (true, _, true) => (r.range(20, 200), r.range(60, 400)),
+            (true, _, false) => (r.range(150, 900), r.range(80, 400)),
+            (false, true, true) => (r.range(10, 80), r.range(5, 40)),
+            (false, true, false) => (r.range(40, 180), r.range(10, 80)),
+            (false, false, true) => (r.range(2, 30), r.range(2, 15)),
+            (false, false, false) => (r.range(3, 40), r.range(2, 30)),
+        };
+        DbFile {
+            file_id: Some(id),
+            file_type,
+            logical_name: logical,
+            physical_name: Some(format!("{}{dir}{file}", VOLUMES[vol].0)),
+            size_bytes: Some(size),
+            growth: Some(growth),
+            max_size: Some(if log { MaxSize::Bytes(2 * TIB) } else { MaxSize::Unlimited }),
+            volume_id: self.with_volume_ids.then(|| self.volume_ids[vol].clone()),
+            io: Some(IoStats {
+                num_of_reads: reads,
+                num_of_writes: writes,
+                num_of_bytes_read: reads * if log { 60 * KIB } else { r.range(8, 128) * KIB },
+                num_of_bytes_written: writes * if log { r.range(4, 60) * KIB } else { 8 * KIB },
+                io_stall_read_ms: reads * read_lat / 10,
+                io_stall_write_ms: writes * write_lat / 10,
+                sample_ms: Some(self.uptime_ms),
+            }),
+        }
+    }
+}
+
+const USER_DBS: [&str; 16] = [
+    "Sales",
+    "Inventory",
+    "Billing",
+    "CRM",
+    "Warehouse",
+    "Reporting",
+    "Audit",
+    "HR",
+    "Payroll",
+    "Orders",
+    "Catalog",
+    "Shipping",
+    "Ledger",
+    "Portal",
+    "Archive",
+    "Staging",
+];
+
+/// One instance: master, model, msdb, tempdb and seven user databases, 50 files in all.
+fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: bool) -> SqlInstance {
+    let (major, version) = r.pick(&[(14, "14.0.3465.1"), (15, "15.0.4345.5"), (16, "16.0.4135.4")]);
+    let named = r.chance(20);
+    let instance: String = if named {
+        match major {
+            14 => "SQL2017",
+            15 => "SQL2019",
+            _ => "SQL2022",
+        }
+        .into()
+    } else {
+        "MSSQLSERVER".into()
+    };
+    let system_vol = if r.chance(10) { OS } else { SYSTEM };
+    let system_dir = if system_vol == OS {
+        format!("Program Files\\Microsoft SQL Server\\MSSQL{major}.{instance}\\MSSQL\\DATA\\")
+    } else {
+        format!("MSSQL{major}.{instance}\\MSSQL\\DATA\\")
+    };
+    let tempdb_data = r.pick(&[8, 8, 4, 4, 2, 1]).min(cpu as usize);
+    let tempdb_log_vol = if r.chance(50) { TEMPDB } else { LOGS };
+    let with_volume_ids = r.chance(80);
+    let slow = r.chance(10);
+    let uptime_ms = r.range(1, 90) * 86_400_000;
+    let ifi = r.chance(80);
+    let mut m = FileMaker { r, volume_ids, with_volume_ids, slow, rotational, uptime_ms };
+    let mut dbs = vec![];
+    let sys_growth = |m: &mut FileMaker<'_>| {
+        if m.r.chance(40) { Growth::Percent(10) } else { Growth::IncrementBytes(64 * MIB) }
+    };
+    for (id, db, data, log) in [
+        (1, "master", "master", "mastlog"),
+        (3, "model", "modeldev", "modellog"),
+        (4, "msdb", "MSDBData", "MSDBLog"),
+    ] {
+        let g1 = sys_growth(&mut m);
+        let g2 = sys_growth(&mut m);
+        let files = vec![
+            m.file(
+                1,
+                FileType::Rows,
+                data.into(),
+                &system_dir,
+                &format!("{data}.mdf"),
+                system_vol,
+                64 * MIB,
+                g1,
+            ),
+            m.file(
+                2,
+                FileType::Log,
+                log.into(),
+                &system_dir,
+                &format!("{log}.ldf"),
+                system_vol,
+                16 * MIB,
+                g2,
+            ),
+        ];
+        dbs.push(Database {
+            name: db.into(),
+            id: Some(id),
+            role: Some(DatabaseRole::System),
+            recovery_model: Some(if db == "msdb" { "SIMPLE" } else { "FULL" }.into()),
+            state: Some("ONLINE".into()),
+            files: Some(files),
+        });
+    }
+    let temp_size = m.r.pick(&[4, 8, 16]) * GIB;
+    let mut temp_files = vec![];
+    for k in 0..tempdb_data {
+        let (logical, file) = if k == 0 {
+            ("tempdev".into(), "tempdb.mdf".into())
+        } else {
+            (format!("temp{}", k + 1), format!("tempdb_mssql_{}.ndf", k + 1))
+        };
+        // Now and then one file was grown by hand: unequal sizes.
+        let size = if k == 1 && m.r.chance(10) { temp_size * 2 } else { temp_size };
+        temp_files.push(m.file(
+            k as i32 + if k == 0 { 1 } else { 2 },
+            FileType::Rows,
+            logical,
+            "TempDB\\",
+            &file,
+            TEMPDB,
+            size,
+            Growth::IncrementBytes(512 * MIB),
+        ));
+    }
+    temp_files.push(m.file(
+        2,
+        FileType::Log,
+        "templog".into(),
+        "TempDB\\",
+        "templog.ldf",
+        tempdb_log_vol,
+        8 * GIB,
+        Growth::IncrementBytes(GIB),
+    ));
+    dbs.insert(
+        1,
+        Database {
+            name: "tempdb".into(),
+            id: Some(2),
+            role: Some(DatabaseRole::Tempdb),
+            recovery_model: Some("SIMPLE".into()),
+            state: Some("ONLINE".into()),
+            files: Some(temp_files),
+        },
+    );
+
+    // Seven user databases share what is left of the 50 files: a log and at least one data file
+    // each, the rest spread at random.
+    let user_files = FILES_PER_HOST - 6 - (tempdb_data + 1);
+    let mut data_counts = [1usize; 7];
+    let mut log_counts = [1usize; 7];
+    for _ in 0..user_files - 14 {
+        let d = m.r.below(7) as usize;
+        // About one database in twenty has a second log file.
+        if m.r.chance(3) && log_counts[d] == 1 {
+            log_counts[d] = 2;
+        } else {
+            data_counts[d] += 1;
+        }
+    }
+    let first = m.r.below(USER_DBS.len() as u64) as usize;
+    for d in 0..7 {
+        let name = USER_DBS[(first + d * 3) % USER_DBS.len()];
+        let log_on_data = m.r.chance(8);
+        let mut files = vec![];
+        let mut fid = 1;
+        for n in 0..data_counts[d] {
+            let vol = match n % 3 {
+                0 => DATA,
+                1 => DATA2,
+                _ => DATA3,
+            };
+            let growth = match m.r.below(100) {
+                0..10 => Growth::Percent(10),
+                10..13 => Growth::Disabled,
+                13..40 => Growth::IncrementBytes(64 * MIB),
+                40..75 => Growth::IncrementBytes(256 * MIB),
+                _ => Growth::IncrementBytes(GIB),
+            };
+            let (logical, file) = if n == 0 {
+                (name.to_string(), format!("{name}.mdf"))
+            } else {
+                (format!("{name}_data{}", n + 1), format!("{name}_data{}.ndf", n + 1))
+            };
+            let size = m.r.range(1, 400) * GIB + m.r.below(1024) * MIB;
+            files.push(m.file(fid, FileType::Rows, logical, "SQLData\\", &file, vol, size, growth));
+            fid += if fid == 1 { 2 } else { 1 };
+        }
+        for n in 0..log_counts[d] {
+            let vol = if log_on_data { DATA } else { LOGS };
+            let growth = if m.r.chance(10) {
+                Growth::Percent(10)
+            } else {
+                Growth::IncrementBytes(m.r.pick(&[512 * MIB, GIB, 8 * GIB]))
+            };
+            let (logical, file) = if n == 0 {
+                (format!("{name}_log"), format!("{name}_log.ldf"))
+            } else {
+                (format!("{name}_log{}", n + 1), format!("{name}_log{}.ldf", n + 1))
+            };
+            let size = m.r.range(1, 64) * GIB;
+            files.push(m.file(
+                if n == 0 { 2 } else { fid + n as i32 },
+                FileType::Log,
+                logical,
+                "SQLLogs\\",
+                &file,
+                vol,
+                size,
+                growth,
+            ));
+        }
+        dbs.push(Database {
+            name: name.into(),
+            id: Some(5 + d as i32),
+            role: Some(DatabaseRole::User),
+            recovery_model: Some(m.r.pick(&["FULL", "FULL", "SIMPLE"]).into()),
+            state: Some("ONLINE".into()),
+            files: Some(files),
+        });
+    }
+    SqlInstance {
+        name: instance.clone(),
+        version: Some(version.into()),
+        edition: Some(
+            m.r.pick(&["Enterprise Edition: Core-based Licensing (64-bit)", "Standard Edition (64-bit)"])
+                .into(),
+        ),
+        cpu_count: Some(cpu),
+        instant_file_initialization: Some(ifi),
+        service_account: Some(if named {
+            format!("NT Service\\MSSQL${instance}")
+        } else {
+            "NT Service\\MSSQLSERVER".into()
+        }),
+        databases: Some(dbs),
+    }
+}
+
+/// Writes snapshots `range` into `dir`, one pretty-printed file per host, on every core.
+fn generate(dir: &Path, n: usize) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || -> Result<(), String> {
+                    for i in (t * chunk)..((t + 1) * chunk).min(n) {
+                        let s = snapshot(i);
+                        let text = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
+                        let path = dir.join(format!("{}.json", s.host.name));
+                        fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers.into_iter().try_for_each(|w| w.join().map_err(|_| "generator panicked".to_string())?)
+    })
+}
+
+/// Without `--bench`: a few generated snapshots must load as spindle loads them, round-trip, and
+/// have the advertised shape.
+fn smoke() -> Result<(), String> {
+    for i in 0..20 {
+        let s = snapshot(i);
+        let text = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
+        let doc = parse_snapshot("smoke.json", text).map_err(|e| e.to_string())?;
+        if doc.snapshot != s {
+            return Err(format!("snapshot {i} does not round-trip"));
+        }
+        let files: usize = s
+            .sql_instances
+            .iter()
+            .flatten()
+            .flat_map(|i| i.databases.iter().flatten())
+            .map(|d| d.files.as_ref().map_or(0, Vec::len))
+            .sum();
+        let volumes = s.volumes.as_ref().map_or(0, Vec::len);
+        if files != FILES_PER_HOST || volumes != VOLUMES.len() {
+            return Err(format!("snapshot {i}: {files} files and {volumes} volumes"));
+        }
+    }
+    println!("fleet bench: generator ok (run the benchmark with `cargo bench --bench fleet`)");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring the spindle binary.
+
+/// One run of the checker, as the wrapper measured it.
+#[derive(Debug, Clone, Copy)]
+struct ChildRun {
+    wall: Duration,
+    cpu: Duration,
+    /// `ru_maxrss` of the checker, from `wait4` (KiB).
+    maxrss_kib: u64,
+    /// Largest `VmHWM` seen while polling `/proc/<pid>/status` (KiB): a lower bound.
+    polled_hwm_kib: u64,
+    /// The wrapper's own peak RSS when it spawned the checker (KiB): `ru_maxrss` cannot be less.
+    wrapper_kib: u64,
+    status: i32,
+}
+
+/// The wrapper: runs `args` (the checker and its arguments), reaps it with `wait4` to get *its*
+/// rusage, and prints the figures on one line.
+///
+/// Why a wrapper: Linux counts in a child's `ru_maxrss` the peak RSS of the address space it had
+/// before `exec` (fs/exec.c: `setmax_mm_hiwater_rss` on the old mm). Rust spawns with
+/// `posix_spawn` (vfork: the child runs in the parent's address space until it execs), so the
+/// checker spawned from the bench process would inherit the bench's own peak (generated fleet
+/// buffers, the floor's parses). `RUSAGE_CHILDREN` is worse still: it is the maximum over every
+/// child ever waited for. This freshly exec'd wrapper has a peak of a few MiB, which it reports,
+/// and `wait4` gives the one child's rusage, so each measurement is isolated and exact.
+fn wrapper_main(args: &[OsString]) -> ExitCode {
+    let Some((program, rest)) = args.split_first() else {
+        eprintln!("{WRAPPER_FLAG}: no command");
+        return ExitCode::FAILURE;
+    };
+    let start = Instant::now();
+    let child = match Command::new(program).args(rest).stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{}: {e}", Path::new(program).display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let wrapper_kib = self_maxrss_kib();
+    let pid = child.id() as libc::pid_t;
+    // A cross-check for ru_maxrss: poll VmHWM. The open file stays bound to this process, so a
+    // reused pid is never read.
+    let done = Arc::new(AtomicBool::new(false));
+    let poller = fs::File::open(format!("/proc/{pid}/status")).ok().map(|f| {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let mut best = 0;
+            let mut buf = vec![0u8; 8192];
+            while !done.load(Ordering::Relaxed) {
+                if let Ok(n) = f.read_at(&mut buf, 0)
+                    && let Some(kib) = vm_hwm_kib(&buf[..n])
+                {
+                    best = best.max(kib);
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            best
+        })
+    });
+    let mut status = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for the child we spawned and have not
+    // reaped (std::process::Child only reaps in wait/try_wait, which are never called).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != ErrorKind::Interrupted {
+            eprintln!("wait4: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let wall = start.elapsed();
+    drop(child);
+    done.store(true, Ordering::Relaxed);
+    let polled = poller.and_then(|p| p.join().ok()).unwrap_or(0);
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -libc::WTERMSIG(status) };
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    println!(
+        "{} {} {} {} {} {}",
+        wall.as_nanos(),
+        tv(ru.ru_utime) + tv(ru.ru_stime),
+        ru.ru_maxrss,
+        polled,
+        wrapper_kib,
+        code
+    );
+    ExitCode::SUCCESS
+}
+
+fn self_maxrss_kib() -> u64 {
+    // SAFETY: as above.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_maxrss as u64
+}
+
+fn vm_hwm_kib(status: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(status).ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Runs `spindle check DIR --format FORMAT --output OUT --fail-on never` under the wrapper.
+fn run_check(spindle: &Path, dir: &Path, format: &str, out: &Path) -> Result<ChildRun, String> {
+    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let output = Command::new(me)
+        .arg(WRAPPER_FLAG)
+        .arg(spindle)
+        .arg("check")
+        .arg(dir)
+        .args(["--format", format, "--fail-on", "never", "--output"])
+        .arg(out)
+        .env("SPINDLE_TODAY", TODAY)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run the wrapper: {e}"))?;
+    let line = String::from_utf8_lossy(&output.stdout);
+    let v: Vec<i64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let [wall_ns, cpu_us, maxrss, polled, wrapper, status] = v[..] else {
+        return Err(format!("wrapper failed ({}): {line:?}", output.status));
+    };
+    if status != 0 {
+        return Err(format!("spindle check exited with {status}"));
+    }
+    Ok(ChildRun {
+        wall: Duration::from_nanos(wall_ns as u64),
+        cpu: Duration::from_micros(cpu_us as u64),
+        maxrss_kib: maxrss as u64,
+        polled_hwm_kib: polled as u64,
+        wrapper_kib: wrapper as u64,
+        status: status as i32,
+    })
+}
+
+/// The release binary: Cargo builds it for benches and says where; else it sits next to the
+/// directory of this bench executable (`target/release/deps/fleet-…` → `target/release/spindle`).
+fn find_spindle() -> Result<PathBuf, String> {
+    if let Some(p) = option_env!("CARGO_BIN_EXE_spindle").map(PathBuf::from).filter(|p| p.is_file()) {
+        return Ok(p);
+    }
+    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let p = me.parent().and_then(Path::parent).map(|d| d.join("spindle")).filter(|p| p.is_file());
+    p.ok_or_else(|| {
+        "the release spindle binary is missing: run `cargo build --release` first (it is expected in \
+         target/release/spindle)"
+            .to_string()
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor, and the in-process phase breakdown.
+
+fn snapshot_paths(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    paths.sort();
+    Ok(paths)
+}
+
+/// Read every file and parse it into a `Snapshot`, one at a time: the least any checker must do.
+fn floor(paths: &[PathBuf]) -> Result<Duration, String> {
+    let start = Instant::now();
+    for p in paths {
+        let text = fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let s: Snapshot = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::hint::black_box(&s);
+    }
+    Ok(start.elapsed())
+}
+
+/// The builtin `recommended` pack, as the binary embeds it.
+struct Builtin;
+
+impl PackLoader for Builtin {
+    fn load(&self, reference: &str, _from: Option<&str>) -> Result<SourceText, String> {
+        match reference {
+            "recommended" => Ok(SourceText {
+                path: "builtin:recommended".into(),
+                text: include_str!("../rule-packs/recommended.toml").into(),
+            }),
+            other => Err(format!("unknown pack {other}")),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Phases {
+    discover: Duration,
+    group: Duration,
+    read: Duration,
+    parse: Duration,
+    view: Duration,
+    rules: Duration,
+    /// Per active rule, in catalogue order: code and time.
+    per_rule: Vec<(String, Duration)>,
+    report: Duration,
+    /// Measured in a separate pass, not part of `report`: the two halves of locating every
+    /// finding's fact, as `report::locate_entity` does them.
+    locate: Duration,
+    line_col: Duration,
+    located: usize,
+    findings: usize,
+    not_evaluated: usize,
+    report_bytes: u64,
+}
+
+fn timed<T>(acc: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let v = f();
+    *acc += t.elapsed();
+    v
+}
+
+fn read_text(p: &Path) -> String {
+    let _ = fs::metadata(p).expect("metadata");
+    String::from_utf8(fs::read(p).expect("read")).expect("utf-8")
+}
+
+/// The pipeline of `spindle check --format json` (src/check.rs, src/input.rs) replayed in-process
+/// with each phase timed: where the time above the floor goes.
+fn phases(dir: &Path, out: &Path) -> Result<Phases, String> {
+    let mut ph = Phases::default();
+    let all = spindle_rules::all();
+    let catalogue: Vec<_> = all.iter().map(|r| (r.meta.code, &r.meta)).collect();
+    let cfg = resolve(&catalogue, &["recommended"], &Builtin).map_err(|e| format!("{e:?}"))?;
+    let active: Vec<ActiveRule<'_>> = cfg
+        .rules
+        .iter()
+        .zip(&all)
+        .filter(|(s, _)| s.enabled)
+        .map(|(s, rule)| ActiveRule {
+            rule: *rule,
+            code: s.code.clone(),
+            severity: s.severity,
+            params: s.params.clone(),
+        })
+        .collect();
+    let infos: Vec<RuleInfo> = active.iter().map(RuleInfo::from_active).collect();
+    let today = Date::parse(TODAY).ok_or("bad TODAY")?;
+
+    ph.per_rule = active.iter().map(|a| (a.code.clone(), Duration::ZERO)).collect();
+    // input::discover: the sorted directory walk.
+    let paths = timed(&mut ph.discover, || -> Result<Vec<PathBuf>, String> {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .map_err(|e| e.to_string())?
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        entries.sort_by_key(|e| e.file_name());
+        Ok(entries.iter().filter(|e| e.file_type().is_ok_and(|t| t.is_file())).map(|e| e.path()).collect())
+    })?;
+    // input::group_by_host: every file read whole, the host name located.
+    let groups = timed(&mut ph.group, || {
+        let mut groups: Vec<Vec<PathBuf>> = vec![];
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for p in &paths {
+            let text = read_text(p);
+            let name = locate(&text, "/host/name")
+                .and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
+                .expect("host name");
+            match index.get(&name) {
+                Some(&i) => groups[i].push(p.clone()),
+                None => {
+                    index.insert(name, groups.len());
+                    groups.push(vec![p.clone()]);
+                }
+            }
+        }
+        groups
+    });
+    let file = fs::File::create(out).map_err(|e| e.to_string())?;
+    let mut w = BufWriter::with_capacity(256 << 10, file);
+    let mut writer = JsonWriter::new(&mut w, "bench");
+    writer.begin(&infos).map_err(|e| e.to_string())?;
+    for group in &groups {
+        let mut docs = vec![];
+        for p in group {
+            let text = timed(&mut ph.read, || read_text(p));
+            let doc = timed(&mut ph.parse, || parse_snapshot(&p.display().to_string(), text))
+                .map_err(|e| e.to_string())?;
+            docs.push(doc);
+        }
+        let view = timed(&mut ph.view, || HostView::build(docs, cfg.declarations.clone()));
+        // check_host one rule at a time, to time each; the reports concatenate in rule order,
+        // which is what one call over all the rules returns.
+        let mut report = HostReport { host: view.host_name().to_string(), ..Default::default() };
+        for (i, rule) in active.iter().enumerate() {
+            let t = Instant::now();
+            let r = check_host(std::slice::from_ref(rule), &view, &cfg.waivers, today);
+            let d = t.elapsed();
+            ph.per_rule[i].1 += d;
+            ph.rules += d;
+            report.findings.extend(r.findings);
+            report.not_evaluated.extend(r.not_evaluated);
+            report.errors.extend(r.errors);
+            report.rules_run += r.rules_run;
+        }
+        ph.findings += report.findings.len();
+        ph.not_evaluated += report.not_evaluated.len();
+        timed(&mut ph.report, || writer.host(&view, &report)).map_err(|e| e.to_string())?;
+        for f in &report.findings {
+            locate_cost(&view, &f.entity, f.field.as_deref(), &mut ph);
+        }
+        for n in &report.not_evaluated {
+            match &n.entity {
+                Some(e) => locate_cost(&view, e, Some(&n.missing), &mut ph),
+                None => locate_cost(&view, &view.host.entity(), None, &mut ph),
+            }
+        }
+    }
+    drop(writer);
+    w.flush().map_err(|e| e.to_string())?;
+    drop(w);
+    ph.report_bytes = fs::metadata(out).map_or(0, |m| m.len());
+    Ok(ph)
+}
+
+/// `report::locate_entity` replayed with its two costs timed apart: finding the JSON pointer in
+/// the text (`locate::locate`, a scan from the top of the file), then turning the span's two
+/// ends into lines and columns (`load::line_col`, each a count of newlines from the top).
+fn locate_cost(view: &HostView, entity: &EntityRef, field: Option<&str>, ph: &mut Phases) {
+    let field = field.filter(|f| !f.is_empty());
+    let find = |pointer: &str, doc: usize, ph: &mut Phases| {
+        let text = &view.docs.get(doc)?.1;
+        timed(&mut ph.locate, || locate(text, pointer)).map(|s| (doc, s.full()))
+    };
+    let mut found = None;
+    if let Some(field) = field {
+        for o in &entity.origins {
+            let pointer = format!("{}/{}", o.pointer, field.trim_start_matches('/'));
+            if let Some(f) = find(&pointer, o.doc, ph) {
+                found = Some(f);
+                break;
+            }
+        }
+    }
+    if found.is_none() {
+        for o in &entity.origins {
+            if let Some(f) = find(&o.pointer, o.doc, ph) {
+                found = Some(f);
+                break;
+            }
+        }
+    }
+    if let Some((doc, span)) = found {
+        let text = &view.docs[doc].1;
+        timed(&mut ph.line_col, || {
+            std::hint::black_box((line_col(text, span.start), line_col(text, span.end)))
+        });
+        ph.located += 1;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark.
+
+struct SizeResult {
+    snapshots: usize,
+    bytes: u64,
+    floor: Duration,
+    check: ChildRun,
+    check_runs: Vec<Duration>,
+    sarif: ChildRun,
+    report_bytes: u64,
+}
+
+fn env_usize(name: &str, default: usize) -> Result<usize, String> {
+    match std::env::var(name) {
+        Ok(v) => v.trim().replace(['_', ','], "").parse().map_err(|_| format!("{name}={v}: not a number")),
+        Err(_) => Ok(default),
+    }
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn bench() -> Result<(), String> {
+    let n = env_usize("FLEET_SNAPSHOTS", DEFAULT_SNAPSHOTS)?.max(1);
+    let runs = env_usize("FLEET_RUNS", 3)?.max(1);
+    let small = if n > SMALL_FLEET { SMALL_FLEET } else { (n / 10).max(1) };
+    let mut sizes = vec![small, n];
+    sizes.dedup();
+    let spindle = find_spindle()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let model = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    println!("fleet bench: {n} snapshots (and {small}), best of {runs}; {cpus} cores, {model}");
+    println!("checker: {}", spindle.display());
+
+    let tmp = tempfile::Builder::new().prefix("spindle-fleet-").tempdir().map_err(|e| e.to_string())?;
+    let root = tmp.path().to_path_buf();
+    let big = root.join(format!("fleet-{n}"));
+    let t = Instant::now();
+    generate(&big, n)?;
+    let big_paths = snapshot_paths(&big)?;
+    let big_bytes: u64 = big_paths.iter().map(|p| fs::metadata(p).map_or(0, |m| m.len())).sum();
+    println!(
+        "generated {n} snapshots, {:.1} MB ({:.1} KB each) in {:.1} s: {}",
+        big_bytes as f64 / 1e6,
+        big_bytes as f64 / 1e3 / n as f64,
+        secs(t.elapsed()),
+        big.display()
+    );
+
+    let mut results = vec![];
+    for &size in &sizes {
+        // The small fleet is the first hosts of the large one (hard links: same bytes, no copy).
+        let (dir, paths) = if size == n {
+            (big.clone(), big_paths.clone())
+        } else {
+            let dir = root.join(format!("fleet-{size}"));
+            fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            for p in &big_paths[..size] {
+                let to = dir.join(p.file_name().unwrap());
+                fs::hard_link(p, &to).or_else(|_| fs::copy(p, &to).map(|_| ())).map_err(|e| e.to_string())?;
+            }
+            (dir.clone(), snapshot_paths(&dir)?)
+        };
+        let bytes: u64 = paths.iter().map(|p| fs::metadata(p).map_or(0, |m| m.len())).sum();
+        println!("\n== {size} snapshots ({:.1} MB)", bytes as f64 / 1e6);
+        // Warm the page cache for both contenders alike.
+        floor(&paths)?;
+        let mut best_floor = Duration::MAX;
+        for i in 0..runs {
+            let d = floor(&paths)?;
+            println!(
+                "  floor  run {}: {:.3} s  ({:.0} snapshots/s, {:.0} MB/s)",
+                i + 1,
+                secs(d),
+                size as f64 / secs(d),
+                bytes as f64 / 1e6 / secs(d)
+            );
+            best_floor = best_floor.min(d);
+        }
+        let out = root.join(format!("report-{size}.json"));
+        let mut best: Option<ChildRun> = None;
+        let mut check_runs = vec![];
+        for i in 0..runs {
+            let c = run_check(&spindle, &dir, "json", &out)?;
+            println!(
+                "  check  run {}: {:.3} s  ({:.0} snapshots/s), cpu {:.3} s, peak RSS {:.1} MiB (polled VmHWM {:.1}, wrapper {:.1}), exit {}",
+                i + 1,
+                secs(c.wall),
+                size as f64 / secs(c.wall),
+                secs(c.cpu),
+                mib(c.maxrss_kib),
+                mib(c.polled_hwm_kib),
+                mib(c.wrapper_kib),
+                c.status
+            );
+            if c.maxrss_kib <= c.wrapper_kib {
+                println!(
+                    "  (peak RSS not above the wrapper's own: it may be the wrapper's; trust the polled VmHWM)"
+                );
+            }
+            check_runs.push(c.wall);
+            // Fastest run's time; the largest peak of any run (memory is not best-of).
+            let peak = best.map_or(0, |b| b.maxrss_kib).max(c.maxrss_kib);
+            let polled = best.map_or(0, |b| b.polled_hwm_kib).max(c.polled_hwm_kib);
+            let mut keep = if best.is_none_or(|b| c.wall < b.wall) { c } else { best.unwrap() };
+            keep.maxrss_kib = peak;
+            keep.polled_hwm_kib = polled;
+            best = Some(keep);
+        }
+        let check = best.unwrap();
+        let report_bytes = fs::metadata(&out).map_or(0, |m| m.len());
+        let sarif_out = root.join(format!("report-{size}.sarif"));
+        let sarif = run_check(&spindle, &dir, "sarif", &sarif_out)?;
+        println!(
+            "  sarif  once : {:.3} s  ({:.0} snapshots/s), peak RSS {:.1} MiB, {:.1} MB written",
+            secs(sarif.wall),
+            size as f64 / secs(sarif.wall),
+            mib(sarif.maxrss_kib),
+            fs::metadata(&sarif_out).map_or(0, |m| m.len()) as f64 / 1e6
+        );
+        results.push(SizeResult {
+            snapshots: size,
+            bytes,
+            floor: best_floor,
+            check,
+            check_runs,
+            sarif,
+            report_bytes,
+        });
+    }
+
+    // Where the time goes: the same pipeline in-process, phase by phase, on the large fleet.
+    let ph = phases(&big, &root.join("phases-report.json"))?;
+
+    println!("\n== Results ({cpus} cores, {model}; page cache warm; best of {runs})\n");
+    println!(
+        "| snapshots | MB    | floor s | floor snap/s | floor MB/s | check s | check snap/s | check/floor | peak RSS MiB | sarif s | sarif RSS MiB |"
+    );
+    println!(
+        "|----------:|------:|--------:|-------------:|-----------:|--------:|-------------:|------------:|-------------:|--------:|--------------:|"
+    );
+    for r in &results {
+        println!(
+            "| {:>9} | {:>5.0} | {:>7.3} | {:>12.0} | {:>10.0} | {:>7.3} | {:>12.0} | {:>10.2}× | {:>12.1} | {:>7.3} | {:>13.1} |",
+            r.snapshots,
+            r.bytes as f64 / 1e6,
+            secs(r.floor),
+            r.snapshots as f64 / secs(r.floor),
+            r.bytes as f64 / 1e6 / secs(r.floor),
+            secs(r.check.wall),
+            r.snapshots as f64 / secs(r.check.wall),
+            secs(r.check.wall) / secs(r.floor),
+            mib(r.check.maxrss_kib),
+            secs(r.sarif.wall),
+            mib(r.sarif.maxrss_kib),
+        );
+    }
+    for r in &results {
+        let all: Vec<String> = r.check_runs.iter().map(|d| format!("{:.3}", secs(*d))).collect();
+        println!(
+            "  {} snapshots: check runs {} s; JSON report {:.1} MB; peak RSS cross-check: polled VmHWM {:.1} MiB, wrapper's own peak {:.1} MiB",
+            r.snapshots,
+            all.join(" / "),
+            r.report_bytes as f64 / 1e6,
+            mib(r.check.polled_hwm_kib),
+            mib(r.check.wrapper_kib)
+        );
+    }
+
+    let large = results.last().unwrap();
+    let ratio = secs(large.check.wall) / secs(large.floor);
+    println!(
+        "\nSpeed target (check ≤ 2× floor) at {} snapshots: {:.2}× — {}",
+        large.snapshots,
+        ratio,
+        if ratio <= 2.0 { "MET" } else { "NOT MET" }
+    );
+    if results.len() > 1 {
+        let small = &results[0];
+        let grow = large.check.maxrss_kib as f64 / small.check.maxrss_kib as f64;
+        let per = (large.check.maxrss_kib as f64 - small.check.maxrss_kib as f64) * 1024.0
+            / (large.snapshots - small.snapshots) as f64;
+        let mean_snapshot = large.bytes as f64 / large.snapshots as f64;
+        // Flat: within 5 % (allocator noise). Streamed: what stays per snapshot is a sliver of
+        // the snapshot (its path, its host name), not the snapshot. Else the fleet is held.
+        let verdict = if large.snapshots < 2 * SMALL_FLEET {
+            format!(
+                "not judged: too few snapshots to tell a slope from noise (use at least {})",
+                2 * SMALL_FLEET
+            )
+        } else if grow <= 1.05 {
+            "FLAT".to_string()
+        } else if per < mean_snapshot * 0.02 {
+            format!(
+                "STREAMED but NOT FLAT: no snapshot is held, yet {per:.0} bytes per snapshot ({:.2}% of one) \
+                 stay for the run; at 1,000,000 snapshots that is about {:.0} MiB",
+                per / mean_snapshot * 100.0,
+                (large.check.maxrss_kib as f64 * 1024.0 + per * (1e6 - large.snapshots as f64)) / MIB as f64
+            )
+        } else {
+            "NOT FLAT: memory grows like the fleet".to_string()
+        };
+        println!(
+            "Memory target (flat in the number of snapshots): {:.1} MiB at {} → {:.1} MiB at {} ({:+.1}%, {:.0} bytes \
+             per extra snapshot) — {verdict}",
+            mib(small.check.maxrss_kib),
+            small.snapshots,
+            mib(large.check.maxrss_kib),
+            large.snapshots,
+            (grow - 1.0) * 100.0,
+            per,
+        );
+    }
+
+    let total = ph.discover + ph.group + ph.read + ph.parse + ph.view + ph.rules + ph.report;
+    println!(
+        "\n== Where the time goes: the check pipeline in-process, {} snapshots ({} findings, {} not evaluated, {:.1} MB JSON report)\n",
+        large.snapshots,
+        ph.findings,
+        ph.not_evaluated,
+        ph.report_bytes as f64 / 1e6
+    );
+    println!("| phase                                   | s       | µs/snapshot | × floor | share |");
+    println!("|-----------------------------------------|--------:|------------:|--------:|------:|");
+    let row = |name: &str, d: Duration| {
+        println!(
+            "| {name:<39} | {:>7.3} | {:>11.1} | {:>7.2} | {:>4.0}% |",
+            secs(d),
+            secs(d) * 1e6 / large.snapshots as f64,
+            secs(d) / secs(large.floor),
+            secs(d) / secs(total) * 100.0
+        );
+    };
+    row("discover (directory walk)", ph.discover);
+    row("group by host (read each file, locate)", ph.group);
+    row("load: read file again", ph.read);
+    row("load: parse_snapshot (serde_json)", ph.parse);
+    row("HostView::build", ph.view);
+    row("check_host (rules, waivers)", ph.rules);
+    row("JSON writer (locate facts, serialize)", ph.report);
+    row("total in-process", total);
+    println!("\nInside the JSON writer ({} facts located; measured in a separate pass):\n", ph.located);
+    println!("| part                                    | s       | µs/snapshot | × floor | µs/fact |");
+    println!("|-----------------------------------------|--------:|------------:|--------:|--------:|");
+    let part = |name: &str, d: Duration| {
+        println!(
+            "| {name:<39} | {:>7.3} | {:>11.1} | {:>7.2} | {:>7.2} |",
+            secs(d),
+            secs(d) * 1e6 / large.snapshots as f64,
+            secs(d) / secs(large.floor),
+            secs(d) * 1e6 / ph.located.max(1) as f64
+        );
+    };
+    part("locate::locate (pointer scan from top)", ph.locate);
+    part("load::line_col ×2 (newlines from top)", ph.line_col);
+    part("rest (serialize, fingerprint, write)", ph.report.saturating_sub(ph.locate + ph.line_col));
+    let mut by_cost = ph.per_rule.clone();
+    by_cost.sort_by_key(|r| std::cmp::Reverse(r.1));
+    println!("\nInside check_host, the costliest rules:\n");
+    println!("| rule   | s       | µs/snapshot | × floor |");
+    println!("|--------|--------:|------------:|--------:|");
+    for (code, d) in by_cost.iter().take(10) {
+        println!(
+            "| {code:<6} | {:>7.3} | {:>11.1} | {:>7.2} |",
+            secs(*d),
+            secs(*d) * 1e6 / large.snapshots as f64,
+            secs(*d) / secs(large.floor)
+        );
+    }
+    println!(
+        "\n(The replay totals {:.3} s against the binary's best {:.3} s ({:+.1}%); it times each rule apart, so \
+         read its shares rather than its total.)",
+        secs(total),
+        secs(large.check.wall),
+        (secs(total) / secs(large.check.wall) - 1.0) * 100.0
+    );
+
+    if std::env::var_os("FLEET_KEEP").is_some_and(|v| !v.is_empty() && v != "0") {
+        let kept = tmp.keep();
+        println!("\nkept: {}", kept.display());
+    }
+    Ok(())
+}
