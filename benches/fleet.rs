@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::facts::*;
-use spindle_core::load::{line_col, parse_snapshot};
+use spindle_core::load::parse_snapshot;
 use spindle_core::locate::locate;
 use spindle_core::pack::{PackLoader, SourceText, resolve};
 use spindle_core::report::{JsonWriter, ReportWriter, RuleInfo};
@@ -1161,13 +1161,13 @@ fn phases(dir: &Path, out: &Path) -> Result<Phases, String> {
 }
 
 /// `report::locate_entity` replayed with its two costs timed apart: finding the JSON pointer in
-/// the text (`locate::locate`, a scan from the top of the file), then turning the span's two
-/// ends into lines and columns (`load::line_col`, each a count of newlines from the top).
+/// the text (`SourceDoc::locate`, from the nearest prefix already found), then turning the
+/// span's two ends into lines and columns (`SourceDoc::line_col`, a binary search).
 fn locate_cost(view: &HostView, entity: &EntityRef, field: Option<&str>, ph: &mut Phases) {
     let field = field.filter(|f| !f.is_empty());
     let find = |pointer: &str, doc: usize, ph: &mut Phases| {
-        let text = &view.docs.get(doc)?.1;
-        timed(&mut ph.locate, || locate(text, pointer)).map(|s| (doc, s.full()))
+        let source = view.docs.get(doc)?;
+        timed(&mut ph.locate, || source.locate(pointer)).map(|s| (doc, s.full()))
     };
     let mut found = None;
     if let Some(field) = field {
@@ -1188,9 +1188,9 @@ fn locate_cost(view: &HostView, entity: &EntityRef, field: Option<&str>, ph: &mu
         }
     }
     if let Some((doc, span)) = found {
-        let text = &view.docs[doc].1;
+        let source = &view.docs[doc];
         timed(&mut ph.line_col, || {
-            std::hint::black_box((line_col(text, span.start), line_col(text, span.end)))
+            std::hint::black_box((source.line_col(span.start), source.line_col(span.end)))
         });
         ph.located += 1;
     }
@@ -1462,8 +1462,8 @@ fn bench() -> Result<(), String> {
             secs(d) * 1e6 / ph.located.max(1) as f64
         );
     };
-    part("locate::locate (pointer scan from top)", ph.locate);
-    part("load::line_col ×2 (newlines from top)", ph.line_col);
+    part("SourceDoc::locate", ph.locate);
+    part("SourceDoc::line_col ×2", ph.line_col);
     part("rest (serialize, fingerprint, write)", ph.report.saturating_sub(ph.locate + ph.line_col));
     let mut by_cost = ph.per_rule.clone();
     by_cost.sort_by_key(|r| std::cmp::Reverse(r.1));

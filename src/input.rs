@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use spindle_core::load::parse_snapshot;
@@ -95,26 +96,58 @@ pub fn group_by_host(paths: Vec<PathBuf>) -> Result<Vec<HostGroup>, UserError> {
     let mut groups: Vec<HostGroup> = vec![];
     let mut index: HashMap<String, usize> = HashMap::new();
     for path in paths {
-        let text = read_text(&path)?;
-        let name = locate(&text, "/host/name")
-            .and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok());
-        let Some(name) = name else {
-            // No readable host name: the full parse says exactly what is wrong, and where.
+        let Some(name) = host_name_from_head(&path)? else {
+            // No host name near the top: the full parse finds it or says what is wrong, and where.
+            let text = read_text(&path)?;
+            if let Some(name) = locate(&text, "/host/name")
+                .and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
+            {
+                add(&mut groups, &mut index, name, path);
+                continue;
+            }
             let err = parse_snapshot(&path.display().to_string(), text.clone())
                 .err()
                 .map(|e| load_error(e, Some(&text)))
                 .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display())));
             return Err(err);
         };
-        match index.get(&name) {
-            Some(&i) => groups[i].paths.push(path),
-            None => {
-                index.insert(name, groups.len());
-                groups.push(HostGroup { paths: vec![path] });
-            }
-        }
+        add(&mut groups, &mut index, name, path);
     }
     Ok(groups)
+}
+
+fn add(groups: &mut Vec<HostGroup>, index: &mut HashMap<String, usize>, host: String, path: PathBuf) {
+    match index.get(&host) {
+        Some(&i) => groups[i].paths.push(path),
+        None => {
+            index.insert(host, groups.len());
+            groups.push(HostGroup { paths: vec![path] });
+        }
+    }
+}
+
+/// The host name, when the first bytes of the file hold it (collectors write `host` first);
+/// `None` sends the caller to the whole file.
+fn host_name_from_head(path: &Path) -> Result<Option<String>, UserError> {
+    const HEAD_BYTES: u64 = 8 << 10;
+    let shown = path.display();
+    let meta = fs::metadata(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    if meta.len() > MAX_SNAPSHOT_BYTES {
+        return Err(UserError::plain(format!(
+            "{shown}: file is {} bytes; a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes",
+            meta.len()
+        )));
+    }
+    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
+    fs::File::open(path)
+        .and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head))
+        .map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let valid = match std::str::from_utf8(&head) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    // A span found in the head is complete: the scanner saw its closing quote.
+    Ok(locate(valid, "/host/name").and_then(|span| serde_json::from_str::<String>(&valid[span.value]).ok()))
 }
 
 /// Reads and parses every file of one host.

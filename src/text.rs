@@ -66,9 +66,9 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
     };
     let (source, label) = match located {
         Some(loc) => {
-            let (path, text) = &view.docs[loc.doc];
+            let doc = &view.docs[loc.doc];
             (
-                Some(NamedSource::new(path.clone(), text.clone()).with_language("json")),
+                Some(NamedSource::new(doc.path.clone(), doc.text.clone()).with_language("json")),
                 Some(LabeledSpan::new_with_span(Some(label_text), loc.span.clone())),
             )
         }
@@ -105,7 +105,7 @@ impl ReportWriter for TextWriter<'_> {
     }
 
     fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
-        let sources: Vec<&str> = view.docs.iter().map(|(p, _)| p.as_str()).collect();
+        let sources: Vec<&str> = view.docs.iter().map(|d| d.path.as_str()).collect();
         writeln!(self.w, "━━ {} ({})", report.host, sources.join(", "))?;
         // Group by entity, keeping the order in which entities first appear.
         let mut order: Vec<&str> = vec![];

@@ -280,3 +280,23 @@ fn usage_errors_exit_2() {
     assert_eq!(spindle(&["check", "x.json", "--format", "xml"]).status.code(), Some(2));
     assert_eq!(spindle(&["check", "/nonexistent/x.json"]).status.code(), Some(2));
 }
+
+#[test]
+fn host_named_late_in_a_large_file_is_still_grouped() {
+    // Collectors write `host` first; a hand-edited file may not. Past the first 8 KiB spindle
+    // falls back to reading the whole file for the name.
+    let dir = TempDir::new().unwrap();
+    let partitions: Vec<String> = (0..400)
+        .map(|i| format!("{{\"id\": \"p{i}\", \"disk_id\": \"d\", \"offset_bytes\": 1048576}}"))
+        .collect();
+    let text = format!(
+        "{{\"schema_version\": 1, \"partitions\": [{}], \"host\": {{\"name\": \"late01\"}}}}",
+        partitions.join(",\n")
+    );
+    assert!(text.find("late01").unwrap() > 8 << 10);
+    let f = write(dir.path(), "late.json", &text);
+    let o = spindle(&["check", s(&f), "--format", "json", "--fail-on", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["hosts"][0]["host"], "late01");
+}

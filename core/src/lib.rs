@@ -17,6 +17,7 @@ pub mod params;
 pub mod report;
 pub mod rule;
 pub mod schema;
+pub mod source;
 pub mod units;
 pub mod view;
 

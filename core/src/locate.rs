@@ -27,11 +27,17 @@ impl Span {
 /// in the JSON `text`. `None` when the pointer is malformed, names nothing, or the text on the
 /// way is not JSON. Of duplicate keys, the first wins.
 pub fn locate(text: &str, pointer: &str) -> Option<Span> {
+    // A byte-order mark (PowerShell writes one) is not part of the document.
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    locate_from(text, start, pointer)
+}
+
+/// Like [`locate`], with `pointer` relative to the value that starts at byte `start` (found by
+/// an earlier call), so repeated look-ups in one document need not rescan it from the top.
+pub fn locate_from(text: &str, start: usize, pointer: &str) -> Option<Span> {
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return None;
     }
-    // A byte-order mark (PowerShell writes one) is not part of the document.
-    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut s = Scanner { b: text.as_bytes(), pos: start };
     s.ws();
     let mut key = None;

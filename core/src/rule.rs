@@ -118,6 +118,8 @@ pub struct Ctx<'a> {
     pub(crate) severity: Severity,
     pub(crate) findings: Vec<Finding>,
     pub(crate) not_evaluated: Vec<NotEvaluated>,
+    /// The docs' "How to fix", cut out once per rule run rather than once per finding.
+    default_fix: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -128,12 +130,17 @@ impl<'a> Ctx<'a> {
         meta: &'a RuleMeta,
         severity: Severity,
     ) -> Self {
-        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![] }
+        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![], default_fix: None }
     }
 
     /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
     /// adjust it through the returned reference.
     pub fn report<T>(&mut self, at: &Located<T>, field: &str, message: impl Into<String>) -> &mut Finding {
+        let meta = self.meta;
+        let fix = self
+            .default_fix
+            .get_or_insert_with(|| meta.doc_section("How to fix").unwrap_or_default())
+            .clone();
         self.findings.push(Finding {
             code: self.code.to_string(),
             rule: self.meta.name.to_string(),
@@ -143,7 +150,7 @@ impl<'a> Ctx<'a> {
             expected: None,
             entity: at.entity(),
             field: (!field.is_empty()).then(|| field.to_string()),
-            fix: self.meta.doc_section("How to fix").unwrap_or_default(),
+            fix,
             waiver: None,
         });
         self.findings.last_mut().expect("just pushed")

@@ -1,11 +1,12 @@
 //! One host's facts, merged from every snapshot file that describes it, with each entity's stable
 //! key, readable label and origin (file and JSON pointer) so findings can point at the fact.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
 
 use crate::declare::Declarations;
 use crate::facts::*;
+use crate::source::SourceDoc;
 
 /// A loaded snapshot file: its path and text (kept to locate facts for reports) and its facts.
 #[derive(Debug, Clone)]
@@ -88,7 +89,8 @@ pub struct Stripe {
 /// One host's merged facts. Sections are `None` when no snapshot collected them.
 #[derive(Debug, Clone)]
 pub struct HostView {
-    pub docs: Vec<(String, String)>,
+    /// The snapshot files, indexed for locating facts.
+    pub docs: Vec<SourceDoc>,
     pub host: Located<Host>,
     pub collectors: Vec<CollectorReport>,
     pub disks: Option<Vec<Located<Disk>>>,
@@ -101,6 +103,10 @@ pub struct HostView {
     pub instances: Option<Vec<Located<SqlInstance>>>,
     pub databases: Vec<DatabaseView>,
     pub declared: Declarations,
+    /// Normalised volume id → index in `volumes`, for joins by id.
+    volume_ids: HashMap<String, usize>,
+    /// Normalised mount points with their volume's index, longest first, for joins by path.
+    mounts: Vec<(String, usize)>,
 }
 
 fn merge_into<T: Merge>(
@@ -147,10 +153,12 @@ impl HostView {
             instances: None,
             databases: vec![],
             declared,
+            volume_ids: HashMap::new(),
+            mounts: vec![],
         };
         let mut raw_instances: Option<Vec<Located<SqlInstance>>> = None;
         for (d, doc) in docs.into_iter().enumerate() {
-            v.docs.push((doc.path, doc.text));
+            v.docs.push(SourceDoc::new(doc.path, doc.text));
             let s = doc.snapshot;
             let origin = Origin { doc: d, pointer: "/host".into() };
             match &mut host {
@@ -191,7 +199,16 @@ impl HostView {
         v.host = host.unwrap_or(v.host);
         v.split_databases(raw_instances);
         v.label_entities();
+        v.index_volumes();
         v
+    }
+
+    fn index_volumes(&mut self) {
+        for (i, vol) in self.volumes.iter().flatten().enumerate() {
+            self.volume_ids.entry(norm_volume_id(&vol.item.id)).or_insert(i);
+            self.mounts.extend(vol.item.mount_points.iter().map(|m| (norm_path(m), i)));
+        }
+        self.mounts.sort_by_key(|(m, _)| std::cmp::Reverse(m.len()));
     }
 
     /// Moves databases and files out of the instances so rules can walk them with origins.
@@ -308,8 +325,8 @@ impl HostView {
     }
 
     pub fn volume(&self, id: &str) -> Option<&Located<Volume>> {
-        let id = norm_volume_id(id);
-        self.volumes.iter().flatten().find(|v| norm_volume_id(&v.item.id) == id)
+        let i = *self.volume_ids.get(&norm_volume_id(id))?;
+        self.volumes.as_ref()?.get(i)
     }
 
     pub fn pool(&self, id: &str) -> Option<&Located<StoragePool>> {
@@ -334,16 +351,8 @@ impl HostView {
             return self.volume(id);
         }
         let path = norm_path(f.physical_name.as_deref()?);
-        let mut best: Option<(&Located<Volume>, usize)> = None;
-        for v in self.volumes.iter().flatten() {
-            for mp in &v.item.mount_points {
-                let m = norm_path(mp);
-                if is_under(&path, &m) && best.is_none_or(|(_, len)| m.len() > len) {
-                    best = Some((v, m.len()));
-                }
-            }
-        }
-        best.map(|(v, _)| v)
+        let (_, i) = self.mounts.iter().find(|(m, _)| is_under(&path, m))?;
+        self.volumes.as_ref()?.get(*i)
     }
 
     /// Partitions that hold data: those a volume or a RAID set is built on. When volumes were

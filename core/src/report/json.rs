@@ -176,7 +176,7 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
         self.stage.expect(Stage::Begun, "host")?;
         let host = JsonHost {
             host: &report.host,
-            sources: view.docs.iter().map(|(p, _)| p.as_str()).collect(),
+            sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
             rules_run: report.rules_run,
             findings: report
                 .findings

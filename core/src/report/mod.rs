@@ -13,8 +13,6 @@ use std::ops::Range;
 
 use crate::engine::{ActiveRule, HostReport};
 use crate::finding::{Finding, NotEvaluated, Severity};
-use crate::load::line_col;
-use crate::locate::locate;
 use crate::rule::RuleMeta;
 use crate::view::{EntityRef, HostView};
 
@@ -179,7 +177,7 @@ impl<T: ReportWriter> ReportWriter for Vec<T> {
 pub struct FactLocation {
     /// Index into [`HostView::docs`].
     pub doc: usize,
-    /// The file's path as given (`view.docs[doc].0`).
+    /// The file's path as given (`view.docs[doc].path`).
     pub path: String,
     /// The JSON pointer located: the entity's pointer plus the field, or the entity's alone.
     pub pointer: String,
@@ -222,13 +220,13 @@ pub fn locate_not_evaluated(view: &HostView, n: &NotEvaluated) -> Option<FactLoc
 }
 
 fn fact_location(view: &HostView, doc: usize, pointer: String, exact: bool) -> Option<FactLocation> {
-    let (path, text) = view.docs.get(doc)?;
-    let span = locate(text, &pointer)?.full();
+    let source = view.docs.get(doc)?;
+    let span = source.locate(&pointer)?.full();
     Some(FactLocation {
         doc,
-        path: path.clone(),
-        start: line_col(text, span.start),
-        end: line_col(text, span.end),
+        path: source.path.clone(),
+        start: source.line_col(span.start),
+        end: source.line_col(span.end),
         pointer,
         span,
         exact,
@@ -281,25 +279,96 @@ pub fn fingerprint(f: &Finding) -> String {
     format!("{:016x}", fnv1a64(&bytes))
 }
 
-/// Writes `value` pretty-printed, every line after the first indented by `indent`, so pieces
-/// serialized one at a time nest like one document. (Serialized JSON strings hold no raw
-/// newline, so indenting after each newline never changes a value.)
+/// Writes `value` pretty-printed (two-space steps), every line after the first indented by
+/// `indent`, so pieces serialized one at a time nest like one document. Streams straight into
+/// `out`: no intermediate buffer to re-indent.
 pub(crate) fn write_indented<W: Write + ?Sized, T: serde::Serialize + ?Sized>(
     out: &mut W,
     value: &T,
     indent: &str,
 ) -> io::Result<()> {
-    let text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
-    let mut first = true;
-    for line in text.split(|&b| b == b'\n') {
-        if !first {
-            out.write_all(b"\n")?;
-            out.write_all(indent.as_bytes())?;
-        }
-        out.write_all(line)?;
-        first = false;
+    let mut ser = serde_json::Serializer::with_formatter(out, NestedPretty::new(indent.as_bytes()));
+    value.serialize(&mut ser).map_err(io::Error::other)
+}
+
+/// serde_json's pretty layout, shifted right by a base indentation.
+struct NestedPretty<'a> {
+    base: &'a [u8],
+    depth: usize,
+    has_value: bool,
+}
+
+impl<'a> NestedPretty<'a> {
+    fn new(base: &'a [u8]) -> Self {
+        NestedPretty { base, depth: 0, has_value: false }
     }
-    Ok(())
+
+    fn newline<W: ?Sized + Write>(&self, w: &mut W) -> io::Result<()> {
+        w.write_all(b"\n")?;
+        w.write_all(self.base)?;
+        for _ in 0..self.depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for NestedPretty<'_> {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w)?;
+        }
+        w.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.newline(w)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.newline(w)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// The order writers must be driven in.

@@ -337,7 +337,7 @@ fn physical(loc: Option<&FactLocation>, view: &HostView, host: &str) -> Physical
             // Line 1 of the first snapshot file; a host always has one, but never write a result
             // without a location.
             artifact_location: ArtifactLocation {
-                uri: artifact_uri(view.docs.first().map_or(host, |(p, _)| p.as_str())),
+                uri: artifact_uri(view.docs.first().map_or(host, |d| d.path.as_str())),
             },
             region: Region { start_line: 1, start_column: 1, end_line: None, end_column: None },
         },

@@ -140,6 +140,8 @@ pub(crate) fn is_linux_fs(v: &Volume) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spindle_core::facts::Snapshot;
+    use spindle_core::view::Document;
 
     fn vol(id: &str, mounts: &[&str]) -> Volume {
         Volume {
@@ -156,14 +158,9 @@ mod tests {
     }
 
     fn view_with(volumes: Vec<Volume>) -> HostView {
-        let mut v = view(None);
-        v.volumes = Some(
-            volumes
-                .into_iter()
-                .map(|item| Located { key: item.id.clone(), label: String::new(), origins: vec![], item })
-                .collect(),
-        );
-        v
+        let snapshot = Snapshot { schema_version: 1, volumes: Some(volumes), ..Snapshot::default() };
+        let doc = Document { path: "test.json".into(), text: String::new(), snapshot };
+        HostView::build(vec![doc], Default::default())
     }
 
     #[test]
