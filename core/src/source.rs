@@ -1,11 +1,11 @@
 //! A snapshot file's text, indexed for reports: line and column of a byte offset by binary
-//! search, and JSON pointers resolved from the nearest prefix already found, so locating many
-//! facts in one file costs about one scan of it rather than one scan per fact.
+//! search, and every object and array by JSON pointer (one scan, on the first look-up), so
+//! locating many facts in one file costs about one scan of it rather than one scan per fact.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
-use crate::locate::{Span, locate, locate_from};
+use crate::locate::{Span, containers, locate, locate_from};
 
 #[derive(Debug)]
 pub struct SourceDoc {
@@ -13,8 +13,9 @@ pub struct SourceDoc {
     pub text: String,
     /// Byte offset of the start of every line.
     lines: OnceLock<Vec<usize>>,
-    /// Where the value at a pointer (or pointer prefix) starts.
-    anchors: Mutex<HashMap<String, usize>>,
+    /// Where each object and array starts, by JSON pointer; `None` inside when the text is not
+    /// JSON (then every look-up scans from the top).
+    containers: OnceLock<Option<HashMap<String, usize>>>,
 }
 
 impl Clone for SourceDoc {
@@ -25,7 +26,7 @@ impl Clone for SourceDoc {
 
 impl SourceDoc {
     pub fn new(path: String, text: String) -> Self {
-        SourceDoc { path, text, lines: OnceLock::new(), anchors: Mutex::new(HashMap::new()) }
+        SourceDoc { path, text, lines: OnceLock::new(), containers: OnceLock::new() }
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -42,24 +43,27 @@ impl SourceDoc {
 
     /// The span of the value at `pointer`, as [`locate`] finds it.
     pub fn locate(&self, pointer: &str) -> Option<Span> {
+        let containers =
+            self.containers.get_or_init(|| containers(&self.text).map(|c| c.into_iter().collect()));
+        let Some(containers) = containers else { return locate(&self.text, pointer) };
         let Some(cut) = pointer.rfind('/') else { return locate(&self.text, pointer) };
-        let parent = self.value_start(&pointer[..cut])?;
-        locate_from(&self.text, parent, &pointer[cut..])
-    }
-
-    /// Where the value at `pointer` starts, remembering it and every prefix on the way.
-    fn value_start(&self, pointer: &str) -> Option<usize> {
-        if pointer.is_empty() {
-            return locate(&self.text, "").map(|s| s.value.start);
+        let Some(&parent) = containers.get(&pointer[..cut]) else {
+            // Deeper than the index: from the deepest indexed ancestor.
+            let mut at = cut;
+            while let Some(up) = pointer[..at].rfind('/') {
+                if let Some(&start) = containers.get(&pointer[..up]) {
+                    return locate_from(&self.text, start, &pointer[up..]);
+                }
+                at = up;
+            }
+            return locate(&self.text, pointer);
+        };
+        match containers.get(pointer) {
+            // An element of an array has no key to report: go straight to it.
+            Some(&start) if self.text.as_bytes()[parent] == b'[' => locate_from(&self.text, start, ""),
+            // A member (its key is part of the span) or a scalar: look in what holds it.
+            _ => locate_from(&self.text, parent, &pointer[cut..]),
         }
-        if let Some(&at) = self.anchors.lock().ok()?.get(pointer) {
-            return Some(at);
-        }
-        let cut = pointer.rfind('/')?;
-        let parent = self.value_start(&pointer[..cut])?;
-        let at = locate_from(&self.text, parent, &pointer[cut..])?.value.start;
-        self.anchors.lock().ok()?.insert(pointer.to_string(), at);
-        Some(at)
     }
 }
 

@@ -280,15 +280,18 @@ pub fn fingerprint(f: &Finding) -> String {
 }
 
 /// Writes `value` pretty-printed (two-space steps), every line after the first indented by
-/// `indent`, so pieces serialized one at a time nest like one document. Streams straight into
-/// `out`: no intermediate buffer to re-indent.
+/// `indent`, so pieces serialized one at a time nest like one document. The piece is built in
+/// memory first: serde_json issues a write per token, which through a `dyn Write` costs more
+/// than the serializing itself.
 pub(crate) fn write_indented<W: Write + ?Sized, T: serde::Serialize + ?Sized>(
     out: &mut W,
     value: &T,
     indent: &str,
 ) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, NestedPretty::new(indent.as_bytes()));
-    value.serialize(&mut ser).map_err(io::Error::other)
+    let mut buf = Vec::with_capacity(16 << 10);
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, NestedPretty::new(indent.as_bytes()));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    out.write_all(&buf)
 }
 
 /// serde_json's pretty layout, shifted right by a base indentation.
