@@ -4,7 +4,7 @@ use crate::date::Date;
 use crate::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
 use crate::glob::Glob;
 use crate::params::Params;
-use crate::rule::{Ctx, Rule, collector_reason};
+use crate::rule::{Ctx, Rule, RuleGroup, collector_reason};
 use crate::view::HostView;
 
 /// A rule as the active packs configure it.
@@ -61,6 +61,7 @@ impl HostReport {
 /// Checks one host. `today` decides which waivers have expired.
 pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver], today: Date) -> HostReport {
     let mut report = HostReport { host: view.host_name().to_string(), ..Default::default() };
+    let mut groups: Vec<(&dyn RuleGroup, Vec<&ActiveRule<'_>>)> = vec![];
     for active in rules {
         let meta = active.rule.meta();
         if let Some(missing) = meta.needs.iter().find(|n| !n.present(view)) {
@@ -73,19 +74,33 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
             });
             continue;
         }
+        if let Some(group) = active.rule.group() {
+            match groups.iter_mut().find(|(g, _)| g.id() == group.id()) {
+                Some((_, members)) => members.push(active),
+                None => groups.push((group, vec![active])),
+            }
+            continue;
+        }
         let mut cx = Ctx::new(view, &active.params, &active.code, meta, active.severity);
         active.rule.check(&mut cx);
         let (mut findings, not_evaluated) = cx.into_results();
-        // A pack's severity is the user's word on the rule: it replaces the grades a rule may
-        // give its findings (LAT001's warning at 20 ms and error at 100 ms).
-        if active.severity != meta.severity {
-            for f in &mut findings {
-                f.severity = active.severity;
-            }
-        }
+        apply_pack_severity(active, &mut findings);
         report.findings.extend(findings);
         report.not_evaluated.extend(not_evaluated);
         report.rules_run += 1;
+    }
+    for (group, members) in groups {
+        match group.check(view, &members) {
+            Ok((mut findings, not_evaluated)) => {
+                for active in &members {
+                    apply_pack_severity(active, findings.iter_mut().filter(|f| f.code == active.code));
+                }
+                report.findings.extend(findings);
+                report.not_evaluated.extend(not_evaluated);
+                report.rules_run += members.len();
+            }
+            Err(e) => report.errors.push(e),
+        }
     }
     for f in &mut report.findings {
         if let Some(w) = waivers.iter().find(|w| w.matches(f)) {
@@ -98,4 +113,14 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         }
     }
     report
+}
+
+/// A pack's severity is the user's word on the rule: it replaces the grades a rule may give its
+/// findings (LAT001's warning at 20 ms and error at 100 ms).
+fn apply_pack_severity<'f>(active: &ActiveRule<'_>, findings: impl IntoIterator<Item = &'f mut Finding>) {
+    if active.severity != active.rule.meta().severity {
+        for f in findings {
+            f.severity = active.severity;
+        }
+    }
 }

@@ -91,7 +91,25 @@ impl RuleMeta {
 /// A rule the engine can run.
 pub trait Rule: Send + Sync {
     fn meta(&self) -> &RuleMeta;
+    /// Checks one host. Not called for a rule that belongs to a [`RuleGroup`].
     fn check(&self, cx: &mut Ctx<'_>);
+    /// The group that checks this rule together with others in one call (a plugin's rules).
+    fn group(&self) -> Option<&dyn RuleGroup> {
+        None
+    }
+}
+
+/// Rules checked together, in one call per host: a plugin runs all its enabled rules at once.
+pub trait RuleGroup: Send + Sync {
+    /// Names the group in errors (`plugin acme (pack ./acme.toml)`); rules of one group share it.
+    fn id(&self) -> &str;
+    /// Checks `rules` on one host. Findings and not-evaluated entries carry the rules' active
+    /// codes. An error stands for every rule of the call: the run is then incomplete.
+    fn check(
+        &self,
+        view: &HostView,
+        rules: &[&crate::engine::ActiveRule<'_>],
+    ) -> Result<(Vec<Finding>, Vec<NotEvaluated>), crate::finding::RuleError>;
 }
 
 /// A builtin rule: its metadata and check function, made by [`declare_rule!`](crate::declare_rule).

@@ -99,7 +99,8 @@ pub struct HostView {
     pub storage_pools: Option<Vec<Located<StoragePool>>>,
     pub virtual_disks: Option<Vec<Located<VirtualDisk>>>,
     pub raid_sets: Option<Vec<Located<RaidSet>>>,
-    /// Instances; their `databases` are moved to [`HostView::databases`].
+    /// Instances; their `databases` are moved to [`HostView::databases`] (an instance whose
+    /// databases were collected keeps an empty list, one whose were not keeps `None`).
     pub instances: Option<Vec<Located<SqlInstance>>>,
     pub databases: Vec<DatabaseView>,
     pub declared: Declarations,
@@ -216,6 +217,8 @@ impl HostView {
         let Some(mut instances) = instances else { return };
         for (ii, inst) in instances.iter_mut().enumerate() {
             let Some(dbs) = inst.item.databases.take() else { continue };
+            // Collected, now held by `self.databases`: keep "collected" visible on the instance.
+            inst.item.databases = Some(Vec::new());
             // Merged instances keep the first origin for the databases list; that is where
             // merge_from kept them from.
             let base = inst.origins[0].clone();
@@ -309,6 +312,60 @@ impl HostView {
                     None => format!("{} › {}", dv.db.label, f.item.logical_name),
                 };
             }
+        }
+    }
+
+    /// The entity with this key, wherever it is in the view.
+    pub fn entity(&self, key: &str) -> Option<EntityRef> {
+        fn find<T>(s: &Option<Vec<Located<T>>>, key: &str) -> Option<EntityRef> {
+            s.iter().flatten().find(|l| l.key == key).map(Located::entity)
+        }
+        if self.host.key == key {
+            return Some(self.host.entity());
+        }
+        find(&self.disks, key)
+            .or_else(|| find(&self.partitions, key))
+            .or_else(|| find(&self.volumes, key))
+            .or_else(|| find(&self.storage_pools, key))
+            .or_else(|| find(&self.virtual_disks, key))
+            .or_else(|| find(&self.raid_sets, key))
+            .or_else(|| find(&self.instances, key))
+            .or_else(|| {
+                self.databases.iter().find_map(|d| {
+                    if d.db.key == key {
+                        return Some(d.db.entity());
+                    }
+                    d.files.iter().flatten().find(|f| f.key == key).map(Located::entity)
+                })
+            })
+    }
+
+    /// The merged facts as one snapshot: what a plugin is given for this host. Entity keys
+    /// computed from it are the view's own, so a plugin's findings map back to these entities.
+    pub fn to_snapshot(&self) -> Snapshot {
+        fn items<T: Clone>(s: &Option<Vec<Located<T>>>) -> Option<Vec<T>> {
+            s.as_ref().map(|v| v.iter().map(|l| l.item.clone()).collect())
+        }
+        let mut sql_instances = items(&self.instances);
+        for dv in &self.databases {
+            let mut db = dv.db.item.clone();
+            db.files = dv.files.as_ref().map(|f| f.iter().map(|l| l.item.clone()).collect());
+            if let Some(inst) = sql_instances.as_mut().and_then(|i| i.get_mut(dv.instance)) {
+                inst.databases.get_or_insert_with(Vec::new).push(db);
+            }
+        }
+        Snapshot {
+            schema_version: SCHEMA_VERSION,
+            collected_at: None,
+            host: self.host.item.clone(),
+            collectors: self.collectors.clone(),
+            disks: items(&self.disks),
+            partitions: items(&self.partitions),
+            volumes: items(&self.volumes),
+            storage_pools: items(&self.storage_pools),
+            virtual_disks: items(&self.virtual_disks),
+            raid_sets: items(&self.raid_sets),
+            sql_instances,
         }
     }
 
@@ -583,6 +640,34 @@ fn data_disks(level: Option<&str>, members: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn to_snapshot_round_trips_merged_facts_and_keys() {
+        let a = r#"{"schema_version": 1, "host": {"name": "h"},
+            "volumes": [{"id": "\\\\?\\Volume{AB}\\", "mount_points": ["E:\\"]}],
+            "sql_instances": [{"name": "I", "databases": [{"name": "d", "files": [
+                {"type": "rows", "logical_name": "f", "volume_id": "\\\\?\\volume{ab}"}]}]}]}"#;
+        let b = r#"{"schema_version": 1, "host": {"name": "h", "cpu_count": 4},
+            "volumes": [{"id": "\\\\?\\VOLUME{AB}", "allocation_unit_bytes": 4096}]}"#;
+        let docs = vec![
+            crate::load::parse_snapshot("a.json", a.into()).unwrap(),
+            crate::load::parse_snapshot("b.json", b.into()).unwrap(),
+        ];
+        let view = HostView::build(docs, Declarations::default());
+        let snap = view.to_snapshot();
+        assert_eq!(snap.host.cpu_count, Some(4));
+        assert_eq!(snap.volumes.as_ref().unwrap()[0].allocation_unit_bytes, Some(4096));
+        let again = HostView::build(
+            vec![Document { path: "x".into(), text: String::new(), snapshot: snap }],
+            Declarations::default(),
+        );
+        let keys = |v: &HostView| v.files().map(|(_, f)| f.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(&view), keys(&again));
+        assert_eq!(keys(&view), ["h/instance:I/database:d/file:f"]);
+        assert!(view.entity("h/instance:I/database:d/file:f").is_some());
+        assert!(view.entity(r"h/volume:\\?\volume{ab}").is_some());
+        assert!(view.entity("h/volume:nope").is_none());
+    }
 
     #[test]
     fn under_a_mount_point() {
