@@ -168,3 +168,30 @@ expires = "2027-01-31"
     let e = resolve(&catalogue(), &["p.toml"], &bad).unwrap_err();
     assert_eq!(e.line_col().map(|p| p.0), Some(5), "{e}");
 }
+
+#[test]
+fn plugins_are_declared_relative_to_their_pack_and_later_declarations_win() {
+    let loader = mem(&[
+        ("dir/base.toml", "[plugins.acme]\npath = \"acme.wasm\"\nconfig = { label = \"LOG\" }\n"),
+        (
+            "dir/sub/co.toml",
+            "extends = [\"dir/base.toml\"]\n[plugins.acme]\npath = \"../plugins/acme.wasm\"\nsha256 = \"ABCDEF\"\ntimeout_ms = 500\n",
+        ),
+        ("bad.toml", "[plugins.Acme_Rules]\npath = \"x.wasm\"\n"),
+    ]);
+    let stack = spindle_core::pack::load_packs(&["dir/sub/co.toml"], &loader).unwrap();
+    let plugins = stack.plugins().unwrap();
+    assert_eq!(plugins.len(), 1);
+    let p = &plugins[0];
+    assert_eq!((p.name.as_str(), p.resolved_path.as_str()), ("acme", "dir/sub/../plugins/acme.wasm"));
+    assert_eq!((p.sha256.as_deref(), p.timeout_ms), (Some("abcdef"), Some(500)));
+    assert_eq!(p.config_json, "{}");
+
+    let stack = spindle_core::pack::load_packs(&["dir/base.toml"], &loader).unwrap();
+    assert_eq!(stack.plugins().unwrap()[0].config_json, r#"{"label":"LOG"}"#);
+
+    let stack = spindle_core::pack::load_packs(&["bad.toml"], &loader).unwrap();
+    let e = stack.plugins().unwrap_err();
+    assert!(e.message.contains("lowercase"), "{e}");
+    assert_eq!(e.line_col(), Some((1, 10)));
+}

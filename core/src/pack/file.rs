@@ -43,6 +43,36 @@ pub struct PackFile {
     /// Accepted findings: they stay in every report, marked waived, until they expire.
     #[serde(default)]
     pub waivers: Vec<WaiverEntry>,
+    /// WASM rule plugins, by name: their rules' codes are namespaced by it (`acme/NAM001`) and
+    /// take part in select, ignore, severities, parameters and waivers like builtin rules.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, PluginEntry>")]
+    pub plugins: BTreeMap<Spanned<String>, PluginEntry>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginEntry {
+    /// The plugin's `.wasm` component, relative to this pack file.
+    #[schemars(with = "String")]
+    pub path: Spanned<String>,
+    /// SHA-256 of the file, hex: a plugin whose bytes differ is refused.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub sha256: Option<Spanned<String>>,
+    /// Handed to the plugin as JSON.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
+    pub config: toml::Table,
+    /// Memory the plugin may use per call (default 64 MiB).
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
+    /// Wall-clock time per call (default 2,000 ms).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Fuel per call, for deterministic limits in CI (default: unlimited).
+    #[serde(default)]
+    pub fuel: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -9,5 +9,5 @@ mod file;
 mod resolve;
 
 pub use error::{PackError, did_you_mean};
-pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, WaiverEntry};
-pub use resolve::{Config, PackLoader, RuleSetting, SourceText, resolve};
+pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
+pub use resolve::{Config, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText, load_packs, resolve};

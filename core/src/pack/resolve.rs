@@ -45,67 +45,184 @@ pub struct Config {
     pub packs: Vec<String>,
 }
 
-/// Stacks `packs` (each a builtin name or a path) over the catalogue's defaults.
+/// Stacks `packs` (each a builtin name or a path) over the catalogue's defaults. For packs that
+/// may declare plugins, use [`load_packs`], load the plugins, then [`PackStack::resolve`].
 pub fn resolve(
     catalogue: &[(&str, &RuleMeta)],
     packs: &[&str],
     loader: &dyn PackLoader,
 ) -> Result<Config, PackError> {
-    let mut cfg = Config {
-        rules: catalogue
-            .iter()
-            .map(|(code, meta)| RuleSetting {
-                code: code.to_string(),
-                enabled: true,
-                severity: meta.severity,
-                params: Params::defaults(meta.params),
-            })
-            .collect(),
-        ..Default::default()
-    };
-    let mut r = Resolver { catalogue, loader, cfg: &mut cfg, stack: vec![] };
+    load_packs(packs, loader)?.resolve(catalogue)
+}
+
+/// Reads `packs` and everything they extend, in the order they apply.
+pub fn load_packs(packs: &[&str], loader: &dyn PackLoader) -> Result<PackStack, PackError> {
+    let mut stack = PackStack { files: vec![] };
+    let mut chain = vec![];
     for p in packs {
-        r.apply(p, None)?;
+        collect(p, None, loader, &mut chain, &mut stack.files)?;
     }
-    Ok(cfg)
+    Ok(stack)
+}
+
+/// Pack files in the order they apply: each one's `extends` first, then itself.
+pub struct PackStack {
+    files: Vec<(SourceText, PackFile)>,
+}
+
+/// A plugin a pack declares (`[plugins.NAME]`), as the host needs it to load the plugin.
+#[derive(Debug, Clone)]
+pub struct PluginDecl {
+    /// The name codes are namespaced by (`acme` → `acme/NAM001`).
+    pub name: String,
+    /// The pack that declares it (a later declaration of the same name replaces an earlier).
+    pub pack: SourceText,
+    /// The `.wasm` path: as written, and joined to the pack's folder.
+    pub path: String,
+    pub resolved_path: String,
+    pub sha256: Option<String>,
+    /// The plugin's `config` table as JSON.
+    pub config_json: String,
+    pub memory_bytes: Option<u64>,
+    pub timeout_ms: Option<u64>,
+    pub fuel: Option<u64>,
+    /// Where the name, path and sha256 are in the pack, for errors.
+    pub name_span: Range<usize>,
+    pub path_span: Range<usize>,
+    pub sha256_span: Option<Range<usize>>,
+}
+
+impl PluginDecl {
+    /// An error about this plugin, pointing at `span` in its pack.
+    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> PackError {
+        PackError::new(&self.pack.path, &self.pack.text, Some(span), message)
+    }
+}
+
+impl PackStack {
+    /// The plugins the packs declare, by name; a later pack's declaration replaces an earlier.
+    pub fn plugins(&self) -> Result<Vec<PluginDecl>, PackError> {
+        let mut out: Vec<PluginDecl> = vec![];
+        for (src, pack) in &self.files {
+            for (name, entry) in &pack.plugins {
+                let n = name.get_ref();
+                let valid = !n.is_empty()
+                    && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && !n.starts_with('-');
+                if !valid {
+                    return Err(PackError::new(
+                        &src.path,
+                        &src.text,
+                        Some(name.span()),
+                        format!(
+                            "plugin name `{n}`: use lowercase letters, digits and `-` (it prefixes rule codes)"
+                        ),
+                    ));
+                }
+                let config_json = serde_json::to_string(&entry.config).map_err(|e| {
+                    PackError::new(
+                        &src.path,
+                        &src.text,
+                        Some(name.span()),
+                        format!("plugin {n}: config: {e}"),
+                    )
+                })?;
+                let decl = PluginDecl {
+                    name: n.clone(),
+                    pack: src.clone(),
+                    path: entry.path.get_ref().clone(),
+                    resolved_path: relative_to(&src.path, entry.path.get_ref()),
+                    sha256: entry.sha256.as_ref().map(|s| s.get_ref().to_ascii_lowercase()),
+                    config_json,
+                    memory_bytes: entry.memory_bytes,
+                    timeout_ms: entry.timeout_ms,
+                    fuel: entry.fuel,
+                    name_span: name.span(),
+                    path_span: entry.path.span(),
+                    sha256_span: entry.sha256.as_ref().map(Spanned::span),
+                };
+                match out.iter_mut().find(|d| d.name == decl.name) {
+                    Some(slot) => *slot = decl,
+                    None => out.push(decl),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Applies the stack over the catalogue's defaults.
+    pub fn resolve(self, catalogue: &[(&str, &RuleMeta)]) -> Result<Config, PackError> {
+        let mut cfg = Config {
+            rules: catalogue
+                .iter()
+                .map(|(code, meta)| RuleSetting {
+                    code: code.to_string(),
+                    enabled: true,
+                    severity: meta.severity,
+                    params: Params::defaults(meta.params),
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let mut r = Resolver { catalogue, cfg: &mut cfg };
+        for (src, pack) in self.files {
+            r.apply_pack(&src, pack)?;
+            r.cfg.packs.push(src.path);
+        }
+        Ok(cfg)
+    }
+}
+
+/// A path written in a pack, relative to the pack's folder (builtin packs: to the working
+/// directory).
+fn relative_to(pack_path: &str, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    if p.is_absolute() || pack_path.starts_with("builtin:") {
+        return path.to_string();
+    }
+    match std::path::Path::new(pack_path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(p).display().to_string(),
+        _ => path.to_string(),
+    }
+}
+
+fn collect(
+    reference: &str,
+    from: Option<(&SourceText, Range<usize>)>,
+    loader: &dyn PackLoader,
+    chain: &mut Vec<String>,
+    out: &mut Vec<(SourceText, PackFile)>,
+) -> Result<(), PackError> {
+    let src =
+        loader.load(reference, from.as_ref().map(|(s, _)| s.path.as_str())).map_err(|e| match &from {
+            Some((s, span)) => PackError::new(&s.path, &s.text, Some(span.clone()), e),
+            None => PackError::new(reference, "", None, e),
+        })?;
+    if chain.contains(&src.path) {
+        let (s, span) = from.expect("a cycle needs an including pack");
+        return Err(PackError::new(
+            &s.path,
+            &s.text,
+            Some(span),
+            format!("`extends` cycle: {} → {}", chain.join(" → "), src.path),
+        ));
+    }
+    let pack: PackFile = toml::from_str(&src.text).map_err(|e| toml_error(&src, &e))?;
+    chain.push(src.path.clone());
+    for ext in &pack.extends {
+        collect(ext.get_ref(), Some((&src, ext.span())), loader, chain, out)?;
+    }
+    chain.pop();
+    out.push((src, pack));
+    Ok(())
 }
 
 struct Resolver<'a> {
     catalogue: &'a [(&'a str, &'a RuleMeta)],
-    loader: &'a dyn PackLoader,
     cfg: &'a mut Config,
-    stack: Vec<String>,
 }
 
 impl Resolver<'_> {
-    fn apply(&mut self, reference: &str, from: Option<(&SourceText, Range<usize>)>) -> Result<(), PackError> {
-        let src =
-            self.loader.load(reference, from.as_ref().map(|(s, _)| s.path.as_str())).map_err(
-                |e| match &from {
-                    Some((s, span)) => PackError::new(&s.path, &s.text, Some(span.clone()), e),
-                    None => PackError::new(reference, "", None, e),
-                },
-            )?;
-        if self.stack.contains(&src.path) {
-            let (s, span) = from.expect("a cycle needs an including pack");
-            return Err(PackError::new(
-                &s.path,
-                &s.text,
-                Some(span),
-                format!("`extends` cycle: {} → {}", self.stack.join(" → "), src.path),
-            ));
-        }
-        let pack: PackFile = toml::from_str(&src.text).map_err(|e| toml_error(&src, &e))?;
-        self.stack.push(src.path.clone());
-        for ext in &pack.extends {
-            self.apply(ext.get_ref(), Some((&src, ext.span())))?;
-        }
-        self.stack.pop();
-        self.apply_pack(&src, pack)?;
-        self.cfg.packs.push(src.path);
-        Ok(())
-    }
-
     fn err(&self, src: &SourceText, span: Range<usize>, msg: impl Into<String>) -> PackError {
         PackError::new(&src.path, &src.text, Some(span), msg)
     }
