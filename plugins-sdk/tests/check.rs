@@ -1,0 +1,392 @@
+//! The SDK's `check`, run natively: builtin rules compiled through the SDK say exactly what the
+//! builtin engine says, and every malformed argument is refused with a message naming it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use spindle_core::date::Date;
+use spindle_core::declare::{Declarations, DeclaredStripe, Workload};
+use spindle_core::engine::{ActiveRule, check_host};
+use spindle_core::glob::Glob;
+use spindle_core::load::parse_snapshot;
+use spindle_core::params::Params;
+use spindle_plugin_sdk::testing::{config_json, problems};
+use spindle_plugin_sdk::{BuiltinRule, Ctx, RulePack, check, declare_rule, info, rules, wit};
+
+/// Every builtin rule, as a plugin.
+struct Builtins;
+
+impl RulePack for Builtins {
+    const ID: &'static str = "builtins";
+    const VERSION: &'static str = "0.1.0";
+    fn rules() -> Vec<&'static BuiltinRule> {
+        spindle_rules::all()
+    }
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// Each example host's snapshot files.
+fn example_hosts() -> Vec<(String, Vec<PathBuf>)> {
+    let mut hosts = vec![];
+    for entry in std::fs::read_dir(examples()).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() || dir.ends_with("packs") {
+            continue;
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        hosts.push((dir.file_name().unwrap().to_string_lossy().into_owned(), files));
+    }
+    hosts.sort();
+    assert!(hosts.len() >= 5, "examples not found: {hosts:?}");
+    hosts
+}
+
+fn view_of(files: &[PathBuf], declared: Declarations) -> spindle_core::HostView {
+    let docs = files
+        .iter()
+        .map(|p| parse_snapshot(&p.display().to_string(), std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect();
+    spindle_core::HostView::build(docs, declared)
+}
+
+fn wit_severity(s: spindle_core::Severity) -> wit::Severity {
+    match s {
+        spindle_core::Severity::Error => wit::Severity::Error,
+        spindle_core::Severity::Warning => wit::Severity::Warning,
+        spindle_core::Severity::Note => wit::Severity::Note,
+    }
+}
+
+/// A finding or not-evaluated as one comparable line.
+fn line_of_finding(f: &wit::Finding) -> String {
+    format!(
+        "{} {:?} {} | {} | {:?} | {:?} | {:?} | {:?}",
+        f.code, f.severity, f.entity, f.message, f.measured, f.expected, f.field, f.fix
+    )
+}
+
+fn line_of_not_evaluated(n: &wit::NotEvaluated) -> String {
+    format!("{} {:?} {} {:?}", n.code, n.entity, n.missing, n.reason)
+}
+
+fn parity(declared: Declarations, declared_json: Value) {
+    let all = spindle_rules::all();
+    let codes: Vec<String> = all.iter().map(|r| r.meta.code.to_string()).collect();
+    let mut compared = 0;
+    for (name, files) in example_hosts() {
+        // The builtin engine, as `spindle check` runs it.
+        let view = view_of(&files, declared.clone());
+        let active: Vec<ActiveRule<'_>> = all
+            .iter()
+            .map(|r| ActiveRule {
+                rule: *r,
+                code: r.meta.code.to_string(),
+                severity: r.meta.severity,
+                params: Params::defaults(r.meta.params),
+            })
+            .collect();
+        let report = check_host(&active, &view, &[], Date::from_days_since_epoch(0));
+        let expected: Vec<String> = report
+            .findings
+            .iter()
+            .map(|f| {
+                line_of_finding(&wit::Finding {
+                    code: f.code.clone(),
+                    severity: Some(wit_severity(f.severity)),
+                    message: f.message.clone(),
+                    measured: f.measured.clone(),
+                    expected: f.expected.clone(),
+                    entity: f.entity.key.clone(),
+                    field: f.field.clone(),
+                    fix: Some(f.fix.clone()).filter(|f| !f.is_empty()),
+                })
+            })
+            .collect();
+        let expected_ne: Vec<String> = report
+            .not_evaluated
+            .iter()
+            .map(|n| {
+                line_of_not_evaluated(&wit::NotEvaluated {
+                    code: n.code.clone(),
+                    entity: n.entity.as_ref().map(|e| e.key.clone()),
+                    missing: n.missing.clone(),
+                    reason: n.reason.clone(),
+                })
+            })
+            .collect();
+
+        // The same rules through the SDK, given the merged snapshot as spindle gives a plugin.
+        let facts = serde_json::to_string(&view.to_snapshot()).unwrap();
+        let cfg = config_json(json!(null), json!({}), declared_json.clone());
+        let out = check::<Builtins>(facts, &codes, &cfg).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let got: Vec<String> = out.findings.iter().map(line_of_finding).collect();
+        let got_ne: Vec<String> = out.not_evaluated.iter().map(line_of_not_evaluated).collect();
+        assert_eq!(got, expected, "{name}: findings differ");
+        assert_eq!(got_ne, expected_ne, "{name}: not-evaluated differ");
+        compared += expected.len();
+    }
+    assert!(compared > 10, "the examples should produce findings to compare, got {compared}");
+}
+
+#[test]
+fn builtin_rules_through_the_sdk_say_what_the_engine_says() {
+    parity(Declarations::default(), json!(null));
+}
+
+#[test]
+fn declarations_cross_the_contract() {
+    let declared = Declarations {
+        workload: Some((Workload::DataWarehouse, "the rule pack".into())),
+        stripes: vec![DeclaredStripe {
+            entity: Glob::new("erp-sql1/disk:*"),
+            stripe_unit_bytes: 65536,
+            data_disks: Some(5),
+            source: "packs/acme.toml".into(),
+        }],
+    };
+    let json = json!({
+        "workload": "data-warehouse",
+        "stripe_units": [{"entity": "erp-sql1/disk:*", "stripe_unit_bytes": 65536, "data_disks": 5,
+                          "source": "packs/acme.toml"}],
+    });
+    parity(declared, json);
+}
+
+#[test]
+fn builtin_rules_are_well_formed_plugin_rules() {
+    assert_eq!(problems::<Builtins>(), Vec::<String>::new());
+}
+
+#[test]
+fn info_and_rules() {
+    let i = info::<Builtins>();
+    assert_eq!((i.id.as_str(), i.facts_schema_version), ("builtins", spindle_core::facts::SCHEMA_VERSION));
+    let metas = rules::<Builtins>();
+    let aln = metas.iter().find(|m| m.code == "ALN001").unwrap();
+    assert_eq!(aln.name, "partition-offset-alignment");
+    assert!(matches!(aln.severity, wit::Severity::Error));
+    assert!(aln.docs.starts_with("## What it checks\n"), "{}", aln.docs);
+    assert_eq!(aln.params.len(), 1);
+    let p = &aln.params[0];
+    assert_eq!(
+        (p.name.as_str(), p.kind.as_str(), p.default_json.as_str()),
+        ("alignment_bytes", "bytes", "65536")
+    );
+    let choice =
+        metas.iter().flat_map(|m| &m.params).find(|p| p.kind == "choice").expect("a choice parameter");
+    assert!(!choice.choices.is_empty());
+    assert!(choice.default_json.starts_with('"'), "{}", choice.default_json);
+    let kinds: std::collections::BTreeSet<&str> =
+        metas.iter().flat_map(|m| &m.params).map(|p| p.kind.as_str()).collect();
+    for k in &kinds {
+        assert!(["bytes", "ms", "count", "percent", "factor", "choice"].contains(k), "{k}");
+    }
+}
+
+const FACTS: &str = r#"{"schema_version": 1, "host": {"name": "h"},
+    "partitions": [{"id": "p1", "disk_id": "d1", "number": 1, "offset_bytes": 32256}]}"#;
+
+fn bad_config(enabled: &[&str], config_json: &str) -> String {
+    let enabled: Vec<String> = enabled.iter().map(|s| s.to_string()).collect();
+    match check::<Builtins>(FACTS.into(), &enabled, config_json) {
+        Err(wit::CheckError::BadConfig(m)) => m,
+        other => panic!("expected bad-config, got {other:?}"),
+    }
+}
+
+#[test]
+fn parameters_are_applied_and_checked() {
+    let run = |params: Value| {
+        let cfg = config_json(json!(null), params, json!(null));
+        check::<Builtins>(FACTS.into(), &["ALN001".into()], &cfg)
+    };
+    assert_eq!(run(json!({})).unwrap().findings.len(), 1);
+    // 32,256 B is a multiple of 512: no finding at a 512 B boundary.
+    assert_eq!(run(json!({"ALN001": {"alignment_bytes": 512}})).unwrap().findings.len(), 0);
+    let m = bad_config(
+        &["ALN001"],
+        &config_json(json!(null), json!({"ALN001": {"alignment_bytes": 1.5}}), json!(null)),
+    );
+    assert!(m.contains("ALN001.alignment_bytes") && m.contains("whole number"), "{m}");
+    let m = bad_config(
+        &["ALN001"],
+        &config_json(json!(null), json!({"ALN001": {"alignment": 512}}), json!(null)),
+    );
+    assert!(m.contains("no parameter alignment") && m.contains("alignment_bytes"), "{m}");
+    let m = bad_config(
+        &["ALN001"],
+        &config_json(json!(null), json!({"ALN001": {"alignment_bytes": [1]}}), json!(null)),
+    );
+    assert!(m.contains("ALN001.alignment_bytes: expected bytes"), "{m}");
+    let m = bad_config(&["ALN001"], &config_json(json!(null), json!({"NOP001": {}}), json!(null)));
+    assert!(m.contains("NOP001"), "{m}");
+    let m = bad_config(
+        &["STR002"],
+        &config_json(json!(null), json!({"STR002": {"workload": "batch"}}), json!(null)),
+    );
+    assert!(m.contains("STR002.workload") && m.contains("\"oltp\""), "{m}");
+}
+
+#[test]
+fn malformed_arguments_are_named() {
+    let m = bad_config(&["NOP001"], "{}");
+    assert!(m.contains("enabled rule NOP001") && m.contains("ALN001"), "{m}");
+    let m = bad_config(&["ALN001"], "{\"params\": 3}");
+    assert!(m.starts_with("config-json: invalid type"), "{m}");
+    let m = bad_config(&["ALN001"], "not json");
+    assert!(m.starts_with("config-json: "), "{m}");
+    let m = bad_config(&["ALN001"], r#"{"declared": {"workload": "batch"}}"#);
+    assert!(m.contains("declared.workload"), "{m}");
+    let m = bad_config(
+        &["ALN001"],
+        r#"{"declared": {"stripe_units": [{"entity": "*", "stripe_unit_bytes": 0}]}}"#,
+    );
+    assert!(m.contains("stripe_unit_bytes must be positive"), "{m}");
+    // An empty config-json and unknown keys are accepted: a later contract may add keys.
+    assert!(check::<Builtins>(FACTS.into(), &["ALN001".into()], "").is_ok());
+    assert!(check::<Builtins>(FACTS.into(), &["ALN001".into()], r#"{"future": 1}"#).is_ok());
+
+    for (facts, needle) in [
+        ("{", "facts-json:"),
+        (r#"{"schema_version": 9, "host": {"name": "h"}}"#, "unsupported schema_version 9"),
+        (r#"{"schema_version": 1, "host": {"name": "h", "cpus": 4}}"#, "unknown field `cpus`"),
+    ] {
+        match check::<Builtins>(facts.into(), &["ALN001".into()], "{}") {
+            Err(wit::CheckError::BadFacts(m)) => assert!(m.contains(needle), "{m}"),
+            other => panic!("expected bad-facts, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_missing_section_is_not_evaluated_for_the_host() {
+    let facts = r#"{"schema_version": 1, "host": {"name": "h"}}"#;
+    let out = check::<Builtins>(facts.into(), &["ALN001".into()], "{}").unwrap();
+    assert!(out.findings.is_empty());
+    assert_eq!(out.not_evaluated.len(), 1);
+    assert_eq!(
+        (out.not_evaluated[0].entity.as_deref(), out.not_evaluated[0].missing.as_str()),
+        (None, "partitions")
+    );
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// The host is named with the prefix the config gives.
+    ///
+    /// ## Why it matters
+    /// A test.
+    ///
+    /// ## How to fix
+    /// Rename the host.
+    ///
+    /// ## References
+    /// - None.
+    static HOST_PREFIX = {
+        code: "TST001",
+        name: "host-prefix",
+        severity: Note,
+        summary: "Hosts carry the configured prefix",
+        needs: [],
+        params: [],
+        check: host_prefix,
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct PrefixConfig {
+    prefix: Option<String>,
+}
+
+fn host_prefix(cx: &mut Ctx<'_>) {
+    let cfg: PrefixConfig = spindle_plugin_sdk::config::parse().expect("validated");
+    let prefix = cfg.prefix.unwrap_or_else(|| "sql".into());
+    if !cx.view.host_name().starts_with(&prefix) {
+        let host = &cx.view.host;
+        cx.report(host, "name", format!("host {} does not start with {prefix}", host.key));
+    }
+}
+
+struct Prefix;
+
+impl RulePack for Prefix {
+    const ID: &'static str = "prefix";
+    const VERSION: &'static str = "1.0.0";
+    fn rules() -> Vec<&'static BuiltinRule> {
+        vec![&HOST_PREFIX]
+    }
+    fn validate_config(config: &Value) -> Result<(), String> {
+        spindle_plugin_sdk::config::parse_value::<PrefixConfig>(config).map(|_| ())
+    }
+}
+
+spindle_plugin_sdk::export_pack!(Prefix);
+
+#[test]
+fn the_config_table_reaches_the_rules() {
+    assert_eq!(problems::<Prefix>(), Vec::<String>::new());
+    let run = |config: Value| spindle_plugin_sdk::testing::run::<Prefix>(FACTS, config);
+    let out = run(json!(null)).unwrap();
+    assert_eq!(out.findings.len(), 1);
+    let f = &out.findings[0];
+    assert_eq!((f.code.as_str(), f.entity.as_str(), f.field.as_deref()), ("TST001", "h", Some("name")));
+    assert_eq!(f.fix.as_deref(), Some("Rename the host."));
+    assert!(matches!(f.severity, Some(wit::Severity::Note)));
+    assert!(run(json!({"prefix": "h"})).unwrap().findings.is_empty());
+    // Outside a check the config is gone.
+    assert!(spindle_plugin_sdk::config::get().is_null());
+    match run(json!({"prefx": "h"})) {
+        Err(wit::CheckError::BadConfig(m)) => {
+            assert!(m.starts_with("config of plugin prefix: unknown field `prefx`"), "{m}")
+        }
+        other => panic!("expected bad-config, got {other:?}"),
+    }
+}
+
+#[test]
+fn problems_are_found() {
+    declare_rule! {
+        /// ## What it checks
+        /// Nothing.
+        static BAD = {
+            code: "bad1",
+            name: "Bad_Name",
+            severity: Note,
+            summary: "",
+            needs: [],
+            params: [X: { kind: Percent, default: Num(150.0), doc: "" }],
+            check: host_prefix,
+        }
+    }
+    struct Bad;
+    impl RulePack for Bad {
+        const ID: &'static str = "Bad Pack";
+        const VERSION: &'static str = "";
+        fn rules() -> Vec<&'static BuiltinRule> {
+            vec![&BAD, &BAD]
+        }
+    }
+    let p = problems::<Bad>().join("\n");
+    for needle in [
+        "pack id",
+        "is not a short one-line version",
+        "3 capital letters",
+        "code used by two rules",
+        "not kebab-case",
+        "summary must be one non-empty line",
+        "parameter name \"X\" is not snake_case",
+        "## Why it matters",
+        "bad1.X: default refused",
+    ] {
+        assert!(p.contains(needle), "{needle} missing from:\n{p}");
+    }
+}
