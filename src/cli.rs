@@ -33,6 +33,30 @@ pub enum Command {
         #[arg(value_enum)]
         which: SchemaKind,
     },
+    /// Work with WASM rule plugins.
+    Plugin {
+        #[command(subcommand)]
+        command: PluginCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Load a plugin as `spindle check` would and show what it declares: its pack info, the
+    /// contract version it was built against, and each rule with its parameters.
+    Inspect {
+        /// The plugin: a WASI 0.2 component (`.wasm`).
+        #[arg(value_name = "FILE.wasm")]
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = InspectFormat::Text)]
+        format: InspectFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InspectFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, clap::Args)]

@@ -11,6 +11,11 @@ mod explain;
 mod input;
 mod output;
 mod packs;
+// tests/plugins.rs includes this module by path and uses parts of its API (limits, counters,
+// cache inspection) that the binary itself has no use for.
+#[allow(dead_code, unused_imports)]
+mod plugin;
+mod plugin_rules;
 mod text;
 
 use std::process::ExitCode;
@@ -25,6 +30,11 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rules { format } => explain::rules(format).map(|()| ExitCode::SUCCESS),
         Command::Explain { rule } => explain::explain(&rule).map(|()| ExitCode::SUCCESS),
+        Command::Plugin { command: cli::PluginCommand::Inspect { file, format } } => {
+            plugin::inspect::run(&file, format == cli::InspectFormat::Json)
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(|e| errors::UserError::plain(e.to_string()))
+        }
         Command::Schema { which } => {
             let schema = match which {
                 cli::SchemaKind::Facts => spindle_core::schema::facts_schema(),
