@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every check CI runs, in the order a developer wants to hear about failures:
-# formatting, lints, the wasm32-wasip2 build of spindle-core, then every test.
+# formatting, lints, the wasm32-wasip2 builds (spindle-core, the rule plugins), then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,9 +9,14 @@ rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+cargo fmt --manifest-path wasm-plugins/Cargo.toml --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --manifest-path wasm-plugins/Cargo.toml --all-targets --locked -- -D warnings
 echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
+echo "== rule plugins (the SDK's real path: components the tests load)"
+bash scripts/build-plugins.sh
 echo "== tests"
+cargo test --manifest-path wasm-plugins/Cargo.toml --locked
 cargo test --workspace --locked

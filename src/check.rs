@@ -5,33 +5,49 @@ use std::process::ExitCode;
 
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, check_host};
-use spindle_core::pack::resolve;
+use spindle_core::pack::load_packs;
 use spindle_core::report::json::JsonWriter;
 use spindle_core::report::sarif::SarifWriter;
 use spindle_core::report::{ReportWriter, RuleInfo, Summary};
+use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::HostView;
 
 use crate::cli::{CheckArgs, FailOn, Format};
 use crate::errors::UserError;
-use crate::explain::catalogue;
 use crate::input;
 use crate::output::Output;
 use crate::packs::Loader;
+use crate::plugin::PluginHost;
+use crate::plugin_rules;
 use crate::text::TextWriter;
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
-    let cat = catalogue();
     let refs: Vec<&str> = if args.packs.is_empty() {
         vec!["recommended"]
     } else {
         args.packs.iter().map(String::as_str).collect()
     };
-    let cfg = resolve(&cat, &refs, &Loader)?;
+    let stack = load_packs(&refs, &Loader)?;
+    let decls = stack.plugins()?;
+    // The engine and its compiled-code cache only when a pack asks for a plugin.
+    let host = if decls.is_empty() {
+        None
+    } else {
+        Some(PluginHost::new().map_err(|e| UserError::plain(e.to_string()))?)
+    };
+    let plugin_rules = match &host {
+        Some(host) => plugin_rules::load(host, &decls)?,
+        None => vec![],
+    };
     let builtins = spindle_rules::all();
+    let rules: Vec<&dyn Rule> =
+        builtins.iter().map(|r| *r as &dyn Rule).chain(plugin_rules.iter().map(|r| r as &dyn Rule)).collect();
+    let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
+    let cfg = stack.resolve(&cat)?;
     let active: Vec<ActiveRule<'_>> = cfg
         .rules
         .iter()
-        .zip(&builtins)
+        .zip(&rules)
         .filter(|(setting, _)| setting.enabled)
         .map(|(s, rule)| ActiveRule {
             rule: *rule,

@@ -1,0 +1,220 @@
+//! Plugins through packs and `spindle check`: namespaced codes that packs select, grade and
+//! waive like builtin rules; a builtin rule compiled into a plugin reports exactly what the
+//! builtin reports; a failing plugin leaves every other rule's report intact and marks the run
+//! incomplete; a plugin whose bytes differ from the pack's sha256 is refused.
+
+#[path = "common/built_plugins.rs"]
+mod built_plugins;
+#[path = "../core/tests/common/sarif_schema.rs"]
+mod sarif_schema;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use built_plugins::wasm;
+use serde_json::Value;
+use tempfile::TempDir;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn spindle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .env("SPINDLE_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-cache"))
+        .output()
+        .expect("spindle runs")
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+fn example(name: &str) -> String {
+    root().join("examples").join(name).display().to_string()
+}
+
+fn pack(dir: &Path, text: &str) -> String {
+    let p = dir.join("pack.toml");
+    fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn sha256_of(path: &Path) -> String {
+    fs::read_to_string(format!("{}.sha256", path.display())).unwrap().trim().to_string()
+}
+
+/// Findings as comparable lines, the code's namespace removed.
+fn lines(host: &Value, strip: &str) -> Vec<String> {
+    let mut out: Vec<String> = host["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {} {} {} {}",
+                f["code"].as_str().unwrap().trim_start_matches(strip),
+                f["severity"],
+                f["entity"]["key"],
+                f["location"]["pointer"],
+                f["location"]["line"],
+                f["message"]
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_example_company_pack_runs_its_plugin() {
+    wasm("acme");
+    let o = spindle(&[
+        "check",
+        &example("win2003-sector63"),
+        "--pack",
+        &example("packs/acme-plugins.toml"),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = json(&o);
+    let host = &r["hosts"][0];
+    let acme: Vec<&str> = host["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["code"].as_str().filter(|c| c.starts_with("acme/")))
+        .collect();
+    assert!(acme.contains(&"acme/ACM001"), "{acme:?}");
+    assert!(
+        r["rules"].as_array().unwrap().iter().any(|r| r["code"] == "acme/ACM003"),
+        "plugin rules are listed"
+    );
+    assert_eq!(r["summary"]["rule_errors"], 0);
+}
+
+#[test]
+fn plugin_rules_are_graded_and_waived_like_builtin_ones() {
+    let dir = TempDir::new().unwrap();
+    let p = pack(
+        dir.path(),
+        &format!(
+            "select = [\"acme/\"]\n[plugins.acme]\npath = \"{}\"\nsha256 = \"{}\"\n\n[rules.\"acme/ACM001\"]\nseverity = \"error\"\n\n[[waivers]]\nrules = [\"acme/ACM003\"]\nentity = \"*\"\nreason = \"Capacity order CHG-1 lands in January\"\n",
+            wasm("acme").display(),
+            sha256_of(wasm("acme")),
+        ),
+    );
+    let o = spindle(&[
+        "check",
+        &example("win2003-sector63"),
+        "--pack",
+        &p,
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    let r = json(&o);
+    let findings = r["hosts"][0]["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().all(|f| f["code"].as_str().unwrap().starts_with("acme/")),
+        "only the plugin runs"
+    );
+    assert!(findings.iter().filter(|f| f["code"] == "acme/ACM001").all(|f| f["severity"] == "error"));
+    let acm3: Vec<_> = findings.iter().filter(|f| f["code"] == "acme/ACM003").collect();
+    assert!(!acm3.is_empty() && acm3.iter().all(|f| f["waived"] == true), "{acm3:?}");
+}
+
+#[test]
+fn a_builtin_rule_compiled_into_a_plugin_reports_the_same() {
+    let dir = TempDir::new().unwrap();
+    let builtin = pack(dir.path(), "select = [\"ALN001\", \"FMT001\"]\n");
+    let dir2 = TempDir::new().unwrap();
+    let plugin = pack(
+        dir2.path(),
+        &format!("select = [\"parity/\"]\n[plugins.parity]\npath = \"{}\"\n", wasm("parity").display()),
+    );
+    let examples: Vec<String> = fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.file_name().unwrap() != "packs")
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(examples.len() >= 5);
+    for ex in examples {
+        let a = json(&spindle(&["check", &ex, "--pack", &builtin, "--format", "json", "--fail-on", "never"]));
+        let b = json(&spindle(&["check", &ex, "--pack", &plugin, "--format", "json", "--fail-on", "never"]));
+        assert_eq!(lines(&a["hosts"][0], ""), lines(&b["hosts"][0], "parity/"), "{ex}");
+        assert_eq!(
+            a["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
+            b["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
+            "{ex}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_plugin_leaves_the_rest_of_the_report_and_marks_the_run_incomplete() {
+    for (mode, expect) in
+        [("loop", "timed out"), ("panic", "panics on purpose"), ("bad-entity", "not in this host's facts")]
+    {
+        let dir = TempDir::new().unwrap();
+        let p = pack(
+            dir.path(),
+            &format!(
+                "extends = [\"recommended\"]\n[plugins.hostile]\npath = \"{}\"\ntimeout_ms = 300\nconfig = {{ mode = \"{mode}\" }}\n",
+                wasm("hostile").display()
+            ),
+        );
+        let o = spindle(&["check", &example("win2003-sector63"), "--pack", &p, "--format", "sarif"]);
+        assert_eq!(o.status.code(), Some(2), "{mode}: {}", String::from_utf8_lossy(&o.stderr));
+        let log = sarif_schema::assert_valid_sarif_text(&String::from_utf8(o.stdout).unwrap());
+        let run = &log["runs"][0];
+        assert!(
+            run["results"].as_array().unwrap().iter().any(|r| r["ruleId"] == "ALN001"),
+            "{mode}: builtins still report"
+        );
+        let inv = &run["invocations"][0];
+        assert_eq!(inv["executionSuccessful"], false, "{mode}");
+        let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+        let error =
+            notes.iter().find(|n| n["level"] == "error").unwrap_or_else(|| panic!("{mode}: {notes:?}"));
+        let text = error["message"]["text"].as_str().unwrap();
+        assert!(text.contains("plugin `hostile`") && text.contains("pack.toml"), "{mode}: {text}");
+        assert!(text.contains(expect), "{mode}: {text}");
+    }
+}
+
+#[test]
+fn a_plugin_whose_bytes_differ_from_the_pack_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let p = pack(
+        dir.path(),
+        &format!("[plugins.acme]\npath = \"{}\"\nsha256 = \"{}\"\n", wasm("acme").display(), "0".repeat(64)),
+    );
+    let o = spindle(&["check", &example("win2003-sector63"), "--pack", &p]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("pack.toml:3:"), "points at the sha256 line: {err}");
+    assert!(o.stdout.is_empty());
+
+    for (name, bytes) in [
+        ("notes.wasm", b"not a plugin".to_vec()),
+        ("cut.wasm", fs::read(wasm("acme")).unwrap()[..1000].to_vec()),
+    ] {
+        let f = dir.path().join(name);
+        fs::write(&f, bytes).unwrap();
+        let p = pack(dir.path(), &format!("[plugins.acme]\npath = \"{name}\"\n"));
+        let o = spindle(&["check", &example("win2003-sector63"), "--pack", &p]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("pack.toml:2:") && !err.contains("panicked"), "{name}: {err}");
+    }
+}
