@@ -27,12 +27,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use spindle_core::date::Date;
-use spindle_core::engine::{ActiveRule, HostReport, check_host};
+use spindle_core::engine::{HostReport, check_host};
 use spindle_core::facts::Snapshot;
 use spindle_core::load::parse_snapshot;
 use spindle_core::locate::locate;
 use spindle_core::pack::{PackLoader, SourceText, resolve};
 use spindle_core::report::{JsonWriter, ReportWriter, RuleInfo};
+use spindle_core::rule::Rule;
 use spindle_core::view::{EntityRef, HostView};
 
 use fleet_gen::{FILES_PER_HOST, MIB, VOLUMES, generate, snapshot};
@@ -329,18 +330,8 @@ fn phases(dir: &Path, out: &Path) -> Result<Phases, String> {
     let all = spindle_rules::all();
     let catalogue: Vec<_> = all.iter().map(|r| (r.meta.code, &r.meta)).collect();
     let cfg = resolve(&catalogue, &["recommended"], &Builtin).map_err(|e| format!("{e:?}"))?;
-    let active: Vec<ActiveRule<'_>> = cfg
-        .rules
-        .iter()
-        .zip(&all)
-        .filter(|(s, _)| s.enabled)
-        .map(|(s, rule)| ActiveRule {
-            rule: *rule,
-            code: s.code.clone(),
-            severity: s.severity,
-            params: s.params.clone(),
-        })
-        .collect();
+    let rules: Vec<&dyn Rule> = all.iter().map(|r| *r as &dyn Rule).collect();
+    let active = cfg.active(&rules);
     let infos: Vec<RuleInfo> = active.iter().map(RuleInfo::from_active).collect();
     let today = Date::parse(TODAY).ok_or("bad TODAY")?;
 

@@ -36,9 +36,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 use spindle_core::date::Date;
-use spindle_core::engine::{ActiveRule, check_host};
+use spindle_core::engine::check_host;
 use spindle_core::load::parse_snapshot;
 use spindle_core::pack::{Config, PackLoader, SourceText, resolve};
+use spindle_core::rule::Rule;
 use spindle_core::view::HostView;
 
 use fleet_gen::generate;
@@ -378,18 +379,8 @@ fn breakdown(paths: &[PathBuf], wasm: &[PathBuf], cache: &Path, reps: usize) -> 
     let catalogue: Vec<_> = all.iter().map(|r| (r.meta.code, &r.meta)).collect();
     let cfg: Config = resolve(&catalogue, &["bench"], &OnePack("select = [\"ALN001\", \"FMT001\"]\n"))
         .map_err(|e| format!("{e:?}"))?;
-    let active: Vec<ActiveRule<'_>> = cfg
-        .rules
-        .iter()
-        .zip(&all)
-        .filter(|(s, _)| s.enabled)
-        .map(|(s, rule)| ActiveRule {
-            rule: *rule,
-            code: s.code.clone(),
-            severity: s.severity,
-            params: s.params.clone(),
-        })
-        .collect();
+    let rules: Vec<&dyn Rule> = all.iter().map(|r| *r as &dyn Rule).collect();
+    let active = cfg.active(&rules);
     let codes: Vec<&str> = active.iter().map(|a| a.code.as_str()).collect();
     if codes != TWIN_RULES {
         return Err(format!("the twin rules resolved to {codes:?}"));

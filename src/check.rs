@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use spindle_core::date::Date;
-use spindle_core::engine::{ActiveRule, check_host};
+use spindle_core::engine::check_host;
 use spindle_core::pack::load_packs;
 use spindle_core::report::json::JsonWriter;
 use spindle_core::report::sarif::SarifWriter;
@@ -44,18 +44,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         builtins.iter().map(|r| *r as &dyn Rule).chain(plugin_rules.iter().map(|r| r as &dyn Rule)).collect();
     let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
     let cfg = stack.resolve(&cat)?;
-    let active: Vec<ActiveRule<'_>> = cfg
-        .rules
-        .iter()
-        .zip(&rules)
-        .filter(|(setting, _)| setting.enabled)
-        .map(|(s, rule)| ActiveRule {
-            rule: *rule,
-            code: s.code.clone(),
-            severity: s.severity,
-            params: s.params.clone(),
-        })
-        .collect();
+    let active = cfg.active(&rules);
     let infos: Vec<RuleInfo> =
         active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect();
 

@@ -6,11 +6,11 @@ use super::error::{PackError, did_you_mean};
 use super::file::PackFile;
 use crate::date::Date;
 use crate::declare::{Declarations, DeclaredStripe, Workload};
-use crate::engine::{Waiver, selector_matches};
+use crate::engine::{ActiveRule, Waiver, selector_matches};
 use crate::finding::Severity;
 use crate::glob::Glob;
 use crate::params::{ParamValue, Params};
-use crate::rule::RuleMeta;
+use crate::rule::{Rule, RuleMeta};
 
 /// A pack's text and the path (or `builtin:NAME`) it came from.
 #[derive(Debug, Clone)]
@@ -43,6 +43,24 @@ pub struct Config {
     pub waivers: Vec<Waiver>,
     /// The pack files applied, in order.
     pub packs: Vec<String>,
+}
+
+impl Config {
+    /// The enabled rules as the engine runs them; `rules` is the catalogue the packs were
+    /// resolved against, in the same order.
+    pub fn active<'r>(&self, rules: &[&'r dyn Rule]) -> Vec<ActiveRule<'r>> {
+        self.rules
+            .iter()
+            .zip(rules)
+            .filter(|(setting, _)| setting.enabled)
+            .map(|(s, rule)| ActiveRule {
+                rule: *rule,
+                code: s.code.clone(),
+                severity: s.severity,
+                params: s.params.clone(),
+            })
+            .collect()
+    }
 }
 
 /// Stacks `packs` (each a builtin name or a path) over the catalogue's defaults. For packs that

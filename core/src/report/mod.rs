@@ -316,26 +316,40 @@ impl<'a> NestedPretty<'a> {
     }
 }
 
-impl serde_json::ser::Formatter for NestedPretty<'_> {
-    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+impl NestedPretty<'_> {
+    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        w.write_all(b"[")
+        w.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             self.newline(w)?;
         }
-        w.write_all(b"]")
+        w.write_all(bracket)
     }
 
-    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn item<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         if !first {
             w.write_all(b",")?;
         }
         self.newline(w)
+    }
+}
+
+impl serde_json::ser::Formatter for NestedPretty<'_> {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.item(w, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
@@ -344,24 +358,15 @@ impl serde_json::ser::Formatter for NestedPretty<'_> {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline(w)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        self.newline(w)
+        self.item(w, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
