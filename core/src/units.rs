@@ -49,6 +49,13 @@ pub fn percent(share: f64) -> String {
     format!("{} %", s.strip_suffix(".0").unwrap_or(&s))
 }
 
+/// Whether `part` is at least `percent` % of `whole`, exact to 1/100 of a percent for any
+/// size (no floating point on the byte counts: 20 % of a 64 TiB volume is still exact).
+pub fn at_least_percent(part: u64, whole: u64, percent: f64) -> bool {
+    let min_hundredths = (percent * 100.0).round() as u128;
+    (part as u128) * 10_000 >= min_hundredths * whole as u128
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +70,19 @@ mod tests {
         assert_eq!(ms(149.4), "149.4 ms");
         assert_eq!(ms(3.0), "3 ms");
         assert_eq!(percent(0.125), "12.5 %");
+    }
+
+    #[test]
+    fn percent_thresholds_are_exact() {
+        assert!(at_least_percent(200, 1000, 20.0));
+        assert!(!at_least_percent(199, 1000, 20.0));
+        assert!(at_least_percent(0, 1000, 0.0));
+        assert!(at_least_percent(125, 1000, 12.5));
+        assert!(!at_least_percent(124, 1000, 12.5));
+        // 1 PiB, 20 % to the byte, then one byte short.
+        let size: u64 = 1 << 50;
+        let free = size / 5 + 1;
+        assert!(at_least_percent(free, size, 20.0));
+        assert!(!at_least_percent(free - 1, size, 20.0));
     }
 }

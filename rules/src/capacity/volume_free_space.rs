@@ -46,13 +46,6 @@ declare_rule! {
     }
 }
 
-/// Whether `free` is at least `min_percent` % of `size`, exact to 1/100 of a percent for any
-/// volume size (no floating point on the byte counts).
-fn enough_free(free: u64, size: u64, min_percent: f64) -> bool {
-    let min_hundredths = (min_percent * 100.0).round() as u128;
-    (free as u128) * 10_000 >= min_hundredths * size as u128
-}
-
 /// The free share as a percentage; with two decimals when one decimal would round it up to the
 /// threshold, rounded down ("19.99 %", not "20 %" below a 20 % minimum).
 fn free_share(share: f64, min_percent: f64) -> String {
@@ -74,7 +67,7 @@ fn check(cx: &mut Ctx<'_>) {
             cx.not_evaluated_because(v, "size_bytes", "the collector reported a size of 0 bytes");
             continue;
         }
-        if enough_free(free, size, min_percent) {
+        if units::at_least_percent(free, size, min_percent) {
             continue;
         }
         let share = free as f64 / size as f64;
@@ -97,34 +90,10 @@ fn check(cx: &mut Ctx<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::enough_free;
-
-    #[test]
-    fn boundary_passes() {
-        assert!(enough_free(200, 1000, 20.0));
-        assert!(!enough_free(199, 1000, 20.0));
-        assert!(enough_free(0, 1000, 0.0));
-    }
-
-    #[test]
-    fn huge_volumes_do_not_lose_precision() {
-        // 1 PiB volume, 20 % free to the byte, then one byte short.
-        let size: u64 = 1 << 50;
-        let free = size / 5 + 1; // 2^50 is not a multiple of 5: round up
-        assert!(enough_free(free, size, 20.0));
-        assert!(!enough_free(free - 1, size, 20.0));
-    }
-
     #[test]
     fn share_never_displays_as_the_threshold() {
         assert_eq!(super::free_share(0.19996, 20.0), "19.99 %");
         assert_eq!(super::free_share(0.1999, 20.0), "19.99 %");
         assert_eq!(super::free_share(0.078, 20.0), "7.8 %");
-    }
-
-    #[test]
-    fn fractional_threshold() {
-        assert!(enough_free(125, 1000, 12.5));
-        assert!(!enough_free(124, 1000, 12.5));
     }
 }

@@ -49,12 +49,6 @@ declare_rule! {
     }
 }
 
-/// Whether `free` is at least `min_percent` % of `size`, exact to 1/100 of a percent.
-fn enough_free(free: u64, size: u64, min_percent: f64) -> bool {
-    let min_hundredths = (min_percent * 100.0).round() as u128;
-    (free as u128) * 10_000 >= min_hundredths * size as u128
-}
-
 fn check(cx: &mut Ctx<'_>) {
     let cfg = AcmeConfig::current();
     if !cfg.is_production(cx.view.host_name()) {
@@ -70,7 +64,7 @@ fn check(cx: &mut Ctx<'_>) {
             cx.not_evaluated_because(v, "size_bytes", "the collector reported a size of 0 bytes");
             continue;
         }
-        if enough_free(free, size, min_percent) {
+        if units::at_least_percent(free, size, min_percent) {
             continue;
         }
         // Rounded down, so a share just below the minimum never shows as the minimum.
@@ -87,18 +81,5 @@ fn check(cx: &mut Ctx<'_>) {
             format!("{} free of {} ({share})", units::bytes(free), units::bytes(size)),
             format!("at least {min_shown} free"),
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::enough_free;
-
-    #[test]
-    fn boundary_passes() {
-        assert!(enough_free(300, 1000, 30.0));
-        assert!(!enough_free(299, 1000, 30.0));
-        let size: u64 = 1 << 50;
-        assert!(!enough_free(size * 3 / 10 - 1, size, 30.0));
     }
 }
