@@ -125,11 +125,11 @@ fn find_spindle() -> Result<PathBuf, String> {
     p.ok_or_else(|| "the spindle binary is missing: run `cargo build --release` first".to_string())
 }
 
-/// `wasm-plugins/target/wasm32-wasip2/release/NAME_rules.wasm` for each name, built by
+/// `examples/plugins/target/wasm32-wasip2/release/NAME_rules.wasm` for each name, built by
 /// scripts/build-plugins.sh when one is missing. Existing files are used as they are: after
 /// changing a plugin's source, run the script (or `cargo test`) before the bench.
 fn plugin_files(names: &[&str]) -> Result<Vec<PathBuf>, String> {
-    let dir = root().join("wasm-plugins/target/wasm32-wasip2/release");
+    let dir = root().join("examples/plugins/target/wasm32-wasip2/release");
     let files: Vec<PathBuf> = names.iter().map(|n| dir.join(format!("{n}_rules.wasm"))).collect();
     if files.iter().any(|f| !f.is_file()) {
         eprintln!("plugins bench: building the plugins (scripts/build-plugins.sh)");

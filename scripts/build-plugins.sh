@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds the guest crates of wasm-plugins/ (the acme, parity and hostile rule plugins) as WASI 0.2
+# Builds the guest crates of examples/plugins/ (the acme, parity and hostile rule plugins) as WASI 0.2
 # components and prints the path of each .wasm, one a line (cargo's output goes to stderr). Next
 # to each FILE.wasm it writes FILE.wasm.sha256, the hex digest a pack's `sha256` takes.
 #
-# wasm-plugins/ is a workspace of its own with its own Cargo.lock: `--locked` fails when the lock
+# examples/plugins/ is a workspace of its own with its own Cargo.lock: `--locked` fails when the lock
 # is stale instead of updating it (run the cargo command without it, then commit the lock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +20,9 @@ cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$repo=/spindle"$'\x1f'"--remap-path-prefix=$cargo_home=/cargo"
 unset RUSTFLAGS
 
-cargo build --release --target wasm32-wasip2 --manifest-path wasm-plugins/Cargo.toml --locked >&2
+cargo build --release --target wasm32-wasip2 --manifest-path examples/plugins/Cargo.toml --locked >&2
 
-out=wasm-plugins/target/wasm32-wasip2/release
+out=examples/plugins/target/wasm32-wasip2/release
 for name in acme_rules parity_rules hostile_rules; do
     wasm="$out/$name.wasm"
     # A WASI 0.2 component starts with `\0asm` and the component layer's version 0x0d 0x00 0x01 0x00

@@ -9,14 +9,14 @@ rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-cargo fmt --manifest-path wasm-plugins/Cargo.toml --all -- --check
+cargo fmt --manifest-path examples/plugins/Cargo.toml --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo clippy --manifest-path wasm-plugins/Cargo.toml --all-targets --locked -- -D warnings
+cargo clippy --manifest-path examples/plugins/Cargo.toml --all-targets --locked -- -D warnings
 echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 echo "== tests"
-cargo test --manifest-path wasm-plugins/Cargo.toml --locked
+cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --workspace --locked

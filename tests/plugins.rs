@@ -1,4 +1,4 @@
-//! The plugin host against real guest components (wasm-plugins/, built by
+//! The plugin host against real guest components (examples/plugins/, built by
 //! scripts/build-plugins.sh on first use): the hostile plugin's every mode fails cleanly and the
 //! process goes on, the compiled-code cache is used, and `spindle plugin inspect` shows a plugin.
 //!

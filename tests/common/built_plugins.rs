@@ -1,4 +1,4 @@
-//! The guest plugins of wasm-plugins/, built once per test binary by scripts/build-plugins.sh
+//! The guest plugins of examples/plugins/, built once per test binary by scripts/build-plugins.sh
 //! (a no-op when they are up to date). Shared by the plugin test files through `#[path]`.
 
 #![allow(dead_code)]
