@@ -7,7 +7,7 @@ use spindle_plugin_sdk::{check, wit};
 use crate::Acme;
 
 fn example(path: &str) -> String {
-    let p = format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
