@@ -17,7 +17,7 @@ use crate::errors::UserError;
 use crate::input;
 use crate::output::Output;
 use crate::packs::Loader;
-use crate::plugin::PluginHost;
+use crate::plugin::{PluginHost, default_cache_dir};
 use crate::plugin_rules;
 use crate::text::TextWriter;
 
@@ -33,7 +33,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
     let host = if decls.is_empty() {
         None
     } else {
-        Some(PluginHost::new().map_err(|e| UserError::plain(e.to_string()))?)
+        // Fuel metering costs every call; compile it in only when a pack sets a fuel limit.
+        let fuel = decls.iter().any(|d| d.fuel.is_some());
+        Some(
+            PluginHost::with_options(default_cache_dir(), fuel)
+                .map_err(|e| UserError::plain(e.to_string()))?,
+        )
     };
     let plugin_rules = match &host {
         Some(host) => plugin_rules::load(host, &decls)?,

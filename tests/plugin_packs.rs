@@ -218,3 +218,21 @@ fn a_plugin_whose_bytes_differ_from_the_pack_is_refused() {
         assert!(err.contains("pack.toml:2:") && !err.contains("panicked"), "{name}: {err}");
     }
 }
+
+#[test]
+fn a_pack_fuel_limit_stops_a_plugin_deterministically() {
+    // Fuel is metered only when a pack asks for it; this one does.
+    let dir = TempDir::new().unwrap();
+    let p = pack(
+        dir.path(),
+        &format!(
+            "select = [\"hostile/\"]\n[plugins.hostile]\npath = \"{}\"\nfuel = 1000000\ntimeout_ms = 60000\nconfig = {{ mode = \"loop\" }}\n",
+            wasm("hostile").display()
+        ),
+    );
+    let o = spindle(&["check", &example("win2003-sector63"), "--pack", &p, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let r = json(&o);
+    let msg = r["hosts"][0]["errors"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("fuel"), "{msg}");
+}

@@ -413,3 +413,15 @@ fn inspect_refuses_a_bad_file_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_text(&out).contains("cannot read the plugin file"), "{}", stderr_text(&out));
 }
+
+#[test]
+fn a_host_without_fuel_metering_runs_plugins_and_refuses_fuel_limits() {
+    let _guard = load_lock();
+    let host = PluginHost::with_options(Some(test_cache()), false).unwrap();
+    let p = host.load("hostile", "test pack", wasm("hostile"), None, Limits::default()).unwrap();
+    let out = p.check(FACTS, &["HST001".to_string()], &config("ok")).unwrap();
+    assert_eq!(out.findings.len(), 1);
+    let limits = Limits { fuel: Some(1_000), ..Limits::default() };
+    let e = host.load("hostile", "test pack", wasm("hostile"), None, limits).unwrap_err();
+    assert_eq!(e.kind, Kind::Host, "{e}");
+}

@@ -165,9 +165,12 @@ impl Plugin {
         let start = Instant::now();
         let mut store = Store::new(self.pre.engine(), State::new(&self.limits));
         store.limiter(|s| &mut s.limiter);
-        store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX)).map_err(|e| {
-            self.error(Kind::Host, format!("cannot set fuel: {}", error_text(&e)), Captured::default())
-        })?;
+        // get_fuel fails when the engine meters no fuel: then there is none to set.
+        if store.get_fuel().is_ok() {
+            store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX)).map_err(|e| {
+                self.error(Kind::Host, format!("cannot set fuel: {}", error_text(&e)), Captured::default())
+            })?;
+        }
         store.set_epoch_deadline(self.limits.timeout_ms.div_ceil(EPOCH_TICK.as_millis() as u64).max(1));
         store.epoch_deadline_trap();
         let result = self.pre.instantiate(&mut store).and_then(|guest| f(&guest, &mut store));
