@@ -280,7 +280,7 @@ struct Breakdown {
     facts_bytes: usize,
     parity: Calls,
     acme: Calls,
-    /// `PluginHost::with_cache_dir` (engine, linker, epoch thread) and `PluginHost::load` of
+    /// `PluginHost::with_options` (engine, linker, epoch thread) and `PluginHost::load` of
     /// parity from the warm cache (read, sha256, deserialize, link, the `info` and `rules`
     /// calls): the first of each in this process.
     host_new: Duration,
@@ -356,7 +356,8 @@ impl Loaded {
 fn breakdown(paths: &[PathBuf], wasm: &[PathBuf], cache: &Path, reps: usize) -> Result<Breakdown, String> {
     let mut b = Breakdown::default();
     let t = Instant::now();
-    let host = PluginHost::with_cache_dir(Some(cache.to_path_buf())).map_err(|e| e.to_string())?;
+    // As `spindle check` builds it when no pack sets a fuel limit: no fuel metering.
+    let host = PluginHost::with_options(Some(cache.to_path_buf()), false).map_err(|e| e.to_string())?;
     b.host_new = t.elapsed();
     let mut plugins = vec![];
     for (i, (name, path)) in ["parity", "acme"].iter().zip(wasm).enumerate() {
@@ -751,7 +752,7 @@ fn bench(s: &Settings) -> Result<(), String> {
         marginal.1 - us(b.builtin)
     );
     println!(
-        "\nIn this process, first of each: PluginHost::with_cache_dir {:.1} ms, PluginHost::load of parity from the \
+        "\nIn this process, first of each: PluginHost::with_options {:.1} ms, PluginHost::load of parity from the \
          warm cache {:.1} ms.",
         ms(b.host_new),
         ms(b.load)
