@@ -12,6 +12,7 @@ pub mod finding;
 pub mod glob;
 pub mod load;
 pub mod locate;
+pub mod names;
 pub mod pack;
 pub mod params;
 pub mod report;

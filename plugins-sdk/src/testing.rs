@@ -14,6 +14,7 @@
 //! ```
 
 use serde_json::{Value, json};
+use spindle_core::names::{is_code, is_kebab, is_snake};
 use spindle_core::params::{ParamKind, ParamValue};
 
 use crate::{RulePack, wit};
@@ -40,11 +41,7 @@ pub fn problems<P: RulePack>() -> Vec<String> {
     }
     for (i, r) in rules.iter().enumerate() {
         let m = &r.meta;
-        let b = m.code.as_bytes();
-        if !(b.len() == 6
-            && b[..3].iter().all(u8::is_ascii_uppercase)
-            && b[3..].iter().all(u8::is_ascii_digit))
-        {
+        if !is_code(m.code) {
             out.push(format!("{}: a code is 3 capital letters and 3 digits (`NAM001`)", m.code));
         }
         if rules[..i].iter().any(|o| o.meta.code == m.code) {
@@ -101,20 +98,6 @@ pub fn problems<P: RulePack>() -> Vec<String> {
         }
     }
     out
-}
-
-/// Lowercase words of letters and digits joined by single hyphens, starting with a letter.
-fn is_kebab(s: &str) -> bool {
-    s.len() <= 64
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.split('-')
-            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
-}
-
-fn is_snake(s: &str) -> bool {
-    s.len() <= 64
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// Runs every rule of `P`, with its default parameters and no declarations, over one snapshot,

@@ -50,27 +50,7 @@ impl Problems {
     }
 }
 
-/// `AAA000`: three uppercase letters and three digits.
-pub fn is_code(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 6 && b[..3].iter().all(u8::is_ascii_uppercase) && b[3..].iter().all(u8::is_ascii_digit)
-}
-
-/// kebab-case: lowercase words of letters and digits joined by single hyphens, starting with a
-/// letter.
-pub fn is_kebab(s: &str) -> bool {
-    s.len() <= 64
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.split('-')
-            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
-}
-
-/// snake_case, as spindle's parameter names are (`min_free_percent`).
-fn is_snake(s: &str) -> bool {
-    s.len() <= 64
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
+pub use spindle_core::names::{is_code, is_kebab, is_snake};
 
 /// Printable on one line: no control characters.
 fn one_line(s: &str) -> bool {

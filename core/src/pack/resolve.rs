@@ -124,10 +124,7 @@ impl PackStack {
         for (src, pack) in &self.files {
             for (name, entry) in &pack.plugins {
                 let n = name.get_ref();
-                let valid = !n.is_empty()
-                    && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                    && !n.starts_with('-');
-                if !valid {
+                if !crate::names::is_kebab(n) {
                     return Err(PackError::new(
                         &src.path,
                         &src.text,
