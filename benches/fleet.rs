@@ -14,6 +14,10 @@
 
 #[path = "common/fleet_gen.rs"]
 mod fleet_gen;
+#[path = "common/machine.rs"]
+mod machine;
+
+use machine::{find_spindle, machine};
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -233,21 +237,6 @@ fn run_check(spindle: &Path, dir: &Path, format: &str, out: &Path) -> Result<Chi
         polled_hwm_kib: polled as u64,
         wrapper_kib: wrapper as u64,
         status: status as i32,
-    })
-}
-
-/// The release binary: Cargo builds it for benches and says where; else it sits next to the
-/// directory of this bench executable (`target/release/deps/fleet-…` → `target/release/spindle`).
-fn find_spindle() -> Result<PathBuf, String> {
-    if let Some(p) = option_env!("CARGO_BIN_EXE_spindle").map(PathBuf::from).filter(|p| p.is_file()) {
-        return Ok(p);
-    }
-    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let p = me.parent().and_then(Path::parent).map(|d| d.join("spindle")).filter(|p| p.is_file());
-    p.ok_or_else(|| {
-        "the release spindle binary is missing: run `cargo build --release` first (it is expected in \
-         target/release/spindle)"
-            .to_string()
     })
 }
 
@@ -482,15 +471,7 @@ fn bench() -> Result<(), String> {
     let mut sizes = vec![small, n];
     sizes.dedup();
     let spindle = find_spindle()?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let model = fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let (cpus, model) = machine();
     println!("fleet bench: {n} snapshots (and {small}), best of {runs}; {cpus} cores, {model}");
     println!("checker: {}", spindle.display());
 

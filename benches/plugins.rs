@@ -24,6 +24,10 @@
 
 #[path = "common/fleet_gen.rs"]
 mod fleet_gen;
+#[path = "common/machine.rs"]
+mod machine;
+
+use machine::{find_spindle, machine};
 #[allow(dead_code, unused_imports)]
 #[path = "../src/plugin/mod.rs"]
 mod plugin;
@@ -113,17 +117,6 @@ fn root() -> &'static Path {
 
 // ---------------------------------------------------------------------------------------------
 // The binary and the plugins.
-
-/// The `spindle` binary Cargo built for this bench: the release one under `cargo bench`, the
-/// debug one under `cargo test`. Else it sits next to the directory of this executable.
-fn find_spindle() -> Result<PathBuf, String> {
-    if let Some(p) = option_env!("CARGO_BIN_EXE_spindle").map(PathBuf::from).filter(|p| p.is_file()) {
-        return Ok(p);
-    }
-    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let p = me.parent().and_then(Path::parent).map(|d| d.join("spindle")).filter(|p| p.is_file());
-    p.ok_or_else(|| "the spindle binary is missing: run `cargo build --release` first".to_string())
-}
 
 /// `examples/plugins/target/wasm32-wasip2/release/NAME_rules.wasm` for each name, built by
 /// scripts/build-plugins.sh when one is missing. Existing files are used as they are: after
@@ -444,15 +437,7 @@ fn bench(s: &Settings) -> Result<(), String> {
     let wasm = plugin_files(&["parity", "acme"])?;
     let (parity_wasm, acme_wasm) = (&wasm[0], &wasm[1]);
     let acme_pack = root().join("examples/packs/acme-plugins.toml");
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let model = fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let (cpus, model) = machine();
     if !s.smoke {
         println!(
             "plugins bench: {} snapshots, best of {}; start-up {} runs each, {} cold; {cpus} cores, {model}",
