@@ -41,7 +41,8 @@ impl Merge for Volume {
             }
         }
         fill!(self, o; label, filesystem, allocation_unit_bytes, size_bytes, free_bytes, compressed,
-            encrypted, os_volume, temp_disk, mount_options, backed_by);
+            encrypted, os_volume, temp_disk, mount_options, fs_stripe_unit_bytes, fs_stripe_width_bytes,
+            backed_by);
     }
 }
 

@@ -139,6 +139,15 @@ pub struct Volume {
     /// The volume is a cloud VM's local temporary (ephemeral) disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_disk: Option<bool>,
+    /// The stripe unit the filesystem was told about at format or mount time (XFS `sunit`, ext4
+    /// `stride`), in bytes whatever unit the source used (512-byte units in XFS mount options,
+    /// filesystem blocks in superblocks). Absent: not known, or the filesystem has none set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs_stripe_unit_bytes: Option<u64>,
+    /// The full stripe width the filesystem was told about (XFS `swidth`, ext4 `stripe_width`),
+    /// in bytes: the stripe unit times the number of data disks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs_stripe_width_bytes: Option<u64>,
     /// Linux mount options (`noatime`, `sunit=…`); absent on Windows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mount_options: Option<Vec<String>>,

@@ -1,0 +1,1 @@
+//! TODO(windows): being written.
