@@ -1,61 +1,130 @@
-//! `spindle check`: packs → rules → each host's snapshots → findings → the chosen report.
+//! `spindle check`: packs → rules → each host's facts → findings → the chosen report.
+//!
+//! Facts come from snapshot files, from live SQL Servers (`--server`, `--inventory`), or both:
+//! a live server's snapshot merges with the files of the same host.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 
 use spindle_core::date::Date;
 use spindle_core::engine::check_host;
-use spindle_core::pack::load_packs;
+use spindle_core::facts::Snapshot;
+use spindle_core::load::parse_snapshot;
+use spindle_core::pack::{Config, load_packs};
 use spindle_core::report::json::JsonWriter;
 use spindle_core::report::sarif::SarifWriter;
 use spindle_core::report::{ReportWriter, RuleInfo, Summary};
 use spindle_core::rule::{Rule, RuleMeta};
-use spindle_core::view::HostView;
+use spindle_core::view::{Document, HostView};
 
 use crate::cli::{CheckArgs, FailOn, Format};
+use crate::collect::args::security_warnings;
+use crate::collect::fleet::{self, Job};
+use crate::collect::inventory;
+use crate::collect::sql::target::Target;
 use crate::errors::UserError;
 use crate::input;
-use crate::output::Output;
+use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
 use crate::plugin::{PluginHost, default_cache_dir};
-use crate::plugin_rules;
+use crate::plugin_rules::{self, PluginRule};
 use crate::text::TextWriter;
 
-pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
-    let refs: Vec<&str> = if args.packs.is_empty() {
-        vec!["recommended"]
-    } else {
-        args.packs.iter().map(String::as_str).collect()
-    };
-    let stack = load_packs(&refs, &Loader)?;
-    let decls = stack.plugins()?;
-    // The engine and its compiled-code cache only when a pack asks for a plugin.
-    let host = if decls.is_empty() {
-        None
-    } else {
-        // Fuel metering costs every call; compile it in only when a pack sets a fuel limit.
-        let fuel = decls.iter().any(|d| d.fuel.is_some());
-        Some(
-            PluginHost::with_options(default_cache_dir(), fuel)
-                .map_err(|e| UserError::plain(e.to_string()))?,
-        )
-    };
-    let plugin_rules = match &host {
-        Some(host) => plugin_rules::load(host, &decls)?,
-        None => vec![],
-    };
-    let builtins = spindle_rules::all();
-    let rules: Vec<&dyn Rule> =
-        builtins.iter().map(|r| *r as &dyn Rule).chain(plugin_rules.iter().map(|r| r as &dyn Rule)).collect();
-    let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
-    let cfg = stack.resolve(&cat)?;
-    let active = cfg.active(&rules);
-    let infos: Vec<RuleInfo> =
-        active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect();
+/// The rules and settings of one pack list, with the plugins it loaded.
+struct Engine {
+    // Kept alive for the plugin rules, which call into it.
+    _host: Option<PluginHost>,
+    plugin_rules: Vec<PluginRule>,
+    cfg: Config,
+}
 
-    let paths = input::discover(&args.inputs)?;
+impl Engine {
+    fn load(packs: &[String]) -> Result<Engine, UserError> {
+        let refs: Vec<&str> =
+            if packs.is_empty() { vec!["recommended"] } else { packs.iter().map(String::as_str).collect() };
+        let stack = load_packs(&refs, &Loader)?;
+        let decls = stack.plugins()?;
+        // The engine and its compiled-code cache only when a pack asks for a plugin.
+        let host = if decls.is_empty() {
+            None
+        } else {
+            // Fuel metering costs every call; compile it in only when a pack sets a fuel limit.
+            let fuel = decls.iter().any(|d| d.fuel.is_some());
+            Some(
+                PluginHost::with_options(default_cache_dir(), fuel)
+                    .map_err(|e| UserError::plain(e.to_string()))?,
+            )
+        };
+        let plugin_rules = match &host {
+            Some(host) => plugin_rules::load(host, &decls)?,
+            None => vec![],
+        };
+        let cfg = {
+            let rules = rules(&plugin_rules);
+            let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
+            stack.resolve(&cat)?
+        };
+        Ok(Engine { _host: host, plugin_rules, cfg })
+    }
+
+    fn infos(&self) -> Vec<RuleInfo> {
+        let rules = rules(&self.plugin_rules);
+        self.cfg.active(&rules).iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
+    }
+
+    fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
+        let rules = rules(&self.plugin_rules);
+        let active = self.cfg.active(&rules);
+        check_host(&active, view, &self.cfg.waivers, today)
+    }
+}
+
+fn rules(plugin_rules: &[PluginRule]) -> Vec<&dyn Rule> {
+    spindle_rules::all().iter().map(|r| *r as &dyn Rule).chain(plugin_rules.iter().map(|r| r as &dyn Rule)).collect()
+}
+
+pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
+    let default_engine = Engine::load(&args.packs)?;
+    let live = live_jobs(args)?;
+    // One engine per distinct pack list of the inventory; the report lists every rule any ran.
+    let mut engines: Vec<Engine> = vec![];
+    let mut engine_of: Vec<Option<usize>> = vec![];
+    let mut by_packs: HashMap<Vec<String>, usize> = HashMap::new();
+    for (_, packs) in &live {
+        engine_of.push(match packs {
+            None => None,
+            Some(p) => Some(match by_packs.get(p) {
+                Some(&i) => i,
+                None => {
+                    engines.push(Engine::load(p)?);
+                    by_packs.insert(p.clone(), engines.len() - 1);
+                    engines.len() - 1
+                }
+            }),
+        });
+    }
+    let mut infos = default_engine.infos();
+    for e in &engines {
+        for info in e.infos() {
+            if !infos.iter().any(|i| i.code == info.code) {
+                infos.push(info);
+            }
+        }
+    }
+
+    let paths = if args.inputs.is_empty() { vec![] } else { input::discover(&args.inputs)? };
     let groups = input::group_by_host(paths)?;
     let today = today()?;
+    if let Some(dir) = &args.save_snapshots {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
+    }
+    let jobs: Vec<Job> = live.into_iter().map(|(job, _)| job).collect();
+    if let Some(w) = jobs.first().and_then(|j| security_warnings(&j.options)) {
+        eprintln!("{w}");
+    }
 
     let mut out = Output::new(args.output.as_deref())?;
     let result = (|| -> Result<Summary, UserError> {
@@ -68,10 +137,38 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         let io = |e: std::io::Error| UserError::plain(format!("cannot write the report: {e}"));
         writer.begin(&infos).map_err(io)?;
         let mut summary = Summary::default();
-        for group in &groups {
-            let docs = input::load_group(group)?;
-            let view = HostView::build(docs, cfg.declarations.clone());
-            let report = check_host(&active, &view, &cfg.waivers, today);
+        // A live server's snapshot merges with the files of its host.
+        let mut group_of_host: HashMap<String, usize> =
+            groups.iter().enumerate().map(|(i, g)| (g.host.to_lowercase(), i)).collect();
+        let quiet = args.output.is_none() && args.format != Format::Text;
+        let progress = std::io::stderr().is_terminal() && !quiet;
+        fleet::run(&jobs, args.concurrency, progress, |i, outcome| -> Result<(), UserError> {
+            let job = &jobs[i];
+            match outcome {
+                Ok(snapshot) => {
+                    let mut docs = vec![live_document(&snapshot, &job.target, args.save_snapshots.as_deref())?];
+                    if let Some(g) = group_of_host.remove(&snapshot.host.name.to_lowercase()) {
+                        docs.extend(input::load_group(&groups[g])?);
+                    }
+                    let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
+                    let view = HostView::build(docs, engine.cfg.declarations.clone());
+                    let report = engine.check(&view, today);
+                    writer.host(&view, &report).map_err(io)?;
+                    summary.add(&report);
+                }
+                Err(e) => {
+                    writer.collection_error(&job.label, &e.0).map_err(io)?;
+                    summary.collection_errors += 1;
+                }
+            }
+            Ok(())
+        })?;
+        let mut remaining: Vec<usize> = group_of_host.into_values().collect();
+        remaining.sort_unstable();
+        for g in remaining {
+            let docs = input::load_group(&groups[g])?;
+            let view = HostView::build(docs, default_engine.cfg.declarations.clone());
+            let report = default_engine.check(&view, today);
             writer.host(&view, &report).map_err(io)?;
             summary.add(&report);
         }
@@ -86,13 +183,59 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         }
     };
     out.commit()?;
-    Ok(exit_code(&summary, args.fail_on))
+    Ok(exit_code(&summary, args.fail_on, args.allow_unreachable))
 }
 
-/// 2 when a rule failed (the run is incomplete), 1 when a finding at or above `--fail-on` is not
-/// waived, else 0. A rule not evaluated for lack of facts counts as a note.
-fn exit_code(s: &Summary, fail_on: FailOn) -> ExitCode {
-    if s.incomplete() {
+/// The servers to collect, from `--server` and `--inventory` (filtered by `--tag`), each with
+/// its own pack list when the inventory gives one.
+fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, Option<Vec<String>>)>, UserError> {
+    let mut out = vec![];
+    for s in &args.servers {
+        let target = Target::parse(s).map_err(UserError::plain)?;
+        let options = args.connect.options(&Default::default(), true).map_err(UserError::plain)?;
+        out.push((Job { label: s.clone(), target, options }, None));
+    }
+    if let Some(path) = &args.inventory {
+        for server in inventory::load(path)? {
+            if !args.tags.is_empty() && !args.tags.iter().any(|t| server.tags.contains(t)) {
+                continue;
+            }
+            let options = args
+                .connect
+                .options(&server.overrides, true)
+                .map_err(|e| UserError::plain(format!("{}: server {}: {e}", path.display(), server.label)))?;
+            out.push((Job { label: server.label, target: server.target, options }, server.packs));
+        }
+        if out.is_empty() {
+            return Err(UserError::plain(format!("{}: no server has the tags asked for", path.display())));
+        }
+    }
+    Ok(out)
+}
+
+/// A collected snapshot as a document the view can locate facts in: saved under `dir` when
+/// asked (reports then point into the saved file), else named for the server.
+pub fn live_document(snapshot: &Snapshot, target: &Target, dir: Option<&Path>) -> Result<Document, UserError> {
+    let mut text = serde_json::to_string_pretty(snapshot)
+        .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
+    text.push('\n');
+    let name = format!("{}.json", target.file_stem());
+    let path = match dir {
+        Some(dir) => {
+            let path = dir.join(&name);
+            write_atomically(&path, text.as_bytes())?;
+            path.display().to_string()
+        }
+        None => name,
+    };
+    parse_snapshot(&path, text).map_err(|e| UserError::plain(format!("collected snapshot: {e}")))
+}
+
+/// 2 when the run is incomplete (a rule failed, or a server gave no facts and
+/// `--allow-unreachable` was not given), 1 when a finding at or above `--fail-on` is not waived,
+/// else 0. A rule not evaluated for lack of facts counts as a note.
+fn exit_code(s: &Summary, fail_on: FailOn, allow_unreachable: bool) -> ExitCode {
+    if s.rule_errors > 0 || (s.collection_errors > 0 && !allow_unreachable) {
         return ExitCode::from(2);
     }
     let failing = match fail_on {

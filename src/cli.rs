@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::collect::args::ConnectArgs;
+
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
 /// matters and how to fix it.
@@ -33,10 +35,31 @@ pub enum Command {
         #[arg(value_enum)]
         which: SchemaKind,
     },
+    /// Collect a facts snapshot and save it, as evidence or for a later `spindle check`.
+    Collect {
+        #[command(subcommand)]
+        command: CollectCommand,
+    },
     /// Work with WASM rule plugins.
     Plugin {
         #[command(subcommand)]
         command: PluginCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CollectCommand {
+    /// Read a SQL Server's files, volumes and I/O counters over TDS (read-only; needs VIEW
+    /// SERVER STATE, or VIEW SERVER PERFORMANCE STATE on 2022+).
+    Sql {
+        /// The server: `host`, `host\instance` (through the SQL Browser) or `host,port`.
+        #[arg(long, value_name = "SERVER")]
+        server: String,
+        #[command(flatten)]
+        connect: ConnectArgs,
+        /// Write the snapshot to FILE (atomically) rather than to stdout.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -63,8 +86,33 @@ pub enum InspectFormat {
 pub struct CheckArgs {
     /// Snapshot files (`.json`) or directories of them. Files of the same host merge into one
     /// view (volumes join by volume id).
-    #[arg(required = true, value_name = "FILE|DIR")]
+    #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory"])]
     pub inputs: Vec<PathBuf>,
+    /// Collect from this SQL Server and check it: `host`, `host\instance` or `host,port`.
+    /// Repeatable.
+    #[arg(long = "server", value_name = "SERVER", help_heading = "Live collection")]
+    pub servers: Vec<String>,
+    /// Collect from every server of an inventory (TOML: `[[server]]` entries with optional
+    /// login, pack and tags).
+    #[arg(long, value_name = "FILE", help_heading = "Live collection")]
+    pub inventory: Option<PathBuf>,
+    /// Only the inventory's servers with this tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "TAG", requires = "inventory", help_heading = "Live collection")]
+    pub tags: Vec<String>,
+    /// Servers collected at once.
+    #[arg(long, value_name = "N", default_value_t = crate::collect::fleet::DEFAULT_CONCURRENCY,
+          value_parser = clap::value_parser!(usize), help_heading = "Live collection")]
+    pub concurrency: usize,
+    /// Save each collected snapshot in DIR (named for the server); reports then point into
+    /// these files.
+    #[arg(long, value_name = "DIR", help_heading = "Live collection")]
+    pub save_snapshots: Option<PathBuf>,
+    /// A server that cannot be collected is reported but does not make the run incomplete
+    /// (exit status 2).
+    #[arg(long, help_heading = "Live collection")]
+    pub allow_unreachable: bool,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// Rule pack: a builtin name (recommended, oltp, data-warehouse) or a TOML file. Repeatable;
     /// later packs override earlier ones. Default: recommended.
     #[arg(long = "pack", value_name = "NAME|FILE")]

@@ -19,6 +19,8 @@ pub const MAX_SNAPSHOT_BYTES: u64 = 64 << 20;
 /// The files that describe one host.
 #[derive(Debug)]
 pub struct HostGroup {
+    /// The host's name as the first of its files spells it.
+    pub host: String,
     pub paths: Vec<PathBuf>,
 }
 
@@ -89,7 +91,9 @@ pub fn read_text(path: &Path) -> Result<String, UserError> {
     })
 }
 
-/// Groups files by the host they describe, in order of first appearance. Only the host name is
+/// Groups files by the host they describe (names compared without case, as Windows and DNS
+/// do: SQL Server reports `SQL01` where the host collector says `sql01`), in order of first
+/// appearance. Only the host name is
 /// read here (the scan stops there, and collectors write `host` first); the full parse, with its
 /// errors, happens per group in [`load_group`].
 pub fn group_by_host(paths: Vec<PathBuf>) -> Result<Vec<HostGroup>, UserError> {
@@ -117,11 +121,12 @@ pub fn group_by_host(paths: Vec<PathBuf>) -> Result<Vec<HostGroup>, UserError> {
 }
 
 fn add(groups: &mut Vec<HostGroup>, index: &mut HashMap<String, usize>, host: String, path: PathBuf) {
-    match index.get(&host) {
+    let key = host.to_lowercase();
+    match index.get(&key) {
         Some(&i) => groups[i].paths.push(path),
         None => {
-            index.insert(host, groups.len());
-            groups.push(HostGroup { paths: vec![path] });
+            index.insert(key, groups.len());
+            groups.push(HostGroup { host, paths: vec![path] });
         }
     }
 }

@@ -5,6 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 mod check;
+mod collect;
 mod cli;
 mod errors;
 mod explain;
@@ -30,6 +31,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rules { format } => explain::rules(format).map(|()| ExitCode::SUCCESS),
         Command::Explain { rule } => explain::explain(&rule).map(|()| ExitCode::SUCCESS),
+        Command::Collect { command: cli::CollectCommand::Sql { server, connect, output } } => {
+            collect::command::sql(&server, &connect, output.as_deref())
+        }
         Command::Plugin { command: cli::PluginCommand::Inspect { file, format } } => {
             plugin::inspect::run(&file, format == cli::InspectFormat::Json)
                 .map(|()| ExitCode::SUCCESS)

@@ -69,3 +69,14 @@ impl Output {
         }
     }
 }
+
+/// Writes `bytes` to `path` through a temporary file beside it: readers see the old file or the
+/// whole new one, never half of it.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), UserError> {
+    let fail = |e: &dyn std::fmt::Display| UserError::plain(format!("{}: cannot write: {e}", path.display()));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
+    tmp.write_all(bytes).and_then(|()| tmp.flush()).map_err(|e| fail(&e))?;
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
+}

@@ -154,6 +154,10 @@ impl ReportWriter for TextWriter<'_> {
         writeln!(self.w)
     }
 
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        writeln!(self.w, "{source}\n  ✗ no facts collected: {message}\n")
+    }
+
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         writeln!(
@@ -165,10 +169,15 @@ impl ReportWriter for TextWriter<'_> {
             plural(s.notes, "note"),
             s.waived,
             s.not_evaluated,
-            if s.rule_errors > 0 {
-                format!("; {} — the run is incomplete", plural(s.rule_errors, "rule error"))
-            } else {
-                String::new()
+            match (s.rule_errors, s.collection_errors) {
+                (0, 0) => String::new(),
+                (r, 0) => format!("; {} — the run is incomplete", plural(r, "rule error")),
+                (0, c) => format!("; {} not collected — the run is incomplete", plural(c, "server")),
+                (r, c) => format!(
+                    "; {}, {} not collected — the run is incomplete",
+                    plural(r, "rule error"),
+                    plural(c, "server")
+                ),
             }
         )
     }

@@ -55,6 +55,8 @@ struct JsonHost<'a> {
     findings: Vec<JsonFinding<'a>>,
     not_evaluated: Vec<JsonNotEvaluated<'a>>,
     errors: Vec<JsonError<'a>>,
+    /// Why the host's facts could not be collected; `null` when they were.
+    collection_error: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -146,7 +148,19 @@ struct JsonSummary {
     expired_waivers: usize,
     not_evaluated: usize,
     rule_errors: usize,
+    collection_errors: usize,
     incomplete: bool,
+}
+
+impl<W: Write> JsonWriter<W> {
+    fn write_host(&mut self, host: &JsonHost<'_>) -> io::Result<()> {
+        let out = &mut self.out;
+        let sep: &[u8] = if self.hosts == 0 { b"\n    " } else { b",\n    " };
+        out.write_all(sep)?;
+        write_indented(out, host, "    ")?;
+        self.hosts += 1;
+        Ok(())
+    }
 }
 
 impl<W: Write> ReportWriter for JsonWriter<W> {
@@ -215,13 +229,23 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
                 })
                 .collect(),
             errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
+            collection_error: None,
         };
-        let out = &mut self.out;
-        let sep: &[u8] = if self.hosts == 0 { b"\n    " } else { b",\n    " };
-        out.write_all(sep)?;
-        write_indented(out, &host, "    ")?;
-        self.hosts += 1;
-        Ok(())
+        self.write_host(&host)
+    }
+
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "collection_error")?;
+        let host = JsonHost {
+            host: source,
+            sources: vec![],
+            rules_run: 0,
+            findings: vec![],
+            not_evaluated: vec![],
+            errors: vec![],
+            collection_error: Some(message),
+        };
+        self.write_host(&host)
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
@@ -236,6 +260,7 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             expired_waivers: summary.expired_waivers,
             not_evaluated: summary.not_evaluated,
             rule_errors: summary.rule_errors,
+            collection_errors: summary.collection_errors,
             incomplete: summary.incomplete(),
         };
         let out = &mut self.out;

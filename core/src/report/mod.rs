@@ -87,6 +87,8 @@ pub struct Summary {
     pub not_evaluated: usize,
     /// Rules or plugins that failed: the run is incomplete.
     pub rule_errors: usize,
+    /// Servers or hosts whose facts could not be collected at all (down, refused, timed out).
+    pub collection_errors: usize,
 }
 
 impl Summary {
@@ -112,7 +114,7 @@ impl Summary {
 
     /// Some rule failed, so the absence of findings proves nothing.
     pub fn incomplete(&self) -> bool {
-        self.rule_errors > 0
+        self.rule_errors > 0 || self.collection_errors > 0
     }
 
     /// Findings that count, all severities.
@@ -128,10 +130,13 @@ impl Summary {
     }
 }
 
-/// A report format, written as the run goes: `begin`, `host` for each host, `finish`.
+/// A report format, written as the run goes: `begin`, `host` for each host (or
+/// `collection_error` for a server that gave no facts), `finish`.
 pub trait ReportWriter {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()>;
     fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()>;
+    /// `source` (a server, as the user named it) could not be collected, for `message`.
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()>;
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
 }
 
@@ -141,6 +146,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
     }
     fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
         (**self).host(view, report)
+    }
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        (**self).collection_error(source, message)
     }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         (**self).finish(summary)
@@ -154,6 +162,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for Box<T> {
     fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
         (**self).host(view, report)
     }
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        (**self).collection_error(source, message)
+    }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         (**self).finish(summary)
     }
@@ -166,6 +177,9 @@ impl<T: ReportWriter> ReportWriter for Vec<T> {
     }
     fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
         self.iter_mut().try_for_each(|w| w.host(view, report))
+    }
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        self.iter_mut().try_for_each(|w| w.collection_error(source, message))
     }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.iter_mut().try_for_each(|w| w.finish(summary))

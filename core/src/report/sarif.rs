@@ -39,6 +39,7 @@ pub const DEFAULT_NOTIFICATION_LIMIT: usize = 10_000;
 /// Notification descriptors, in `tool.driver.notifications` order.
 const NOT_EVALUATED: (&str, usize) = ("not-evaluated", 0);
 const RULE_ERROR: (&str, usize) = ("rule-error", 1);
+const COLLECTION_ERROR: (&str, usize) = ("collection-error", 3);
 const NOT_EVALUATED_OMITTED: (&str, usize) = ("not-evaluated-omitted", 2);
 
 /// Writes a SARIF 2.1.0 log to `out` as the run goes.
@@ -317,6 +318,7 @@ struct SummaryProperties {
     expired_waivers: usize,
     not_evaluated: usize,
     rule_errors: usize,
+    collection_errors: usize,
     incomplete: bool,
 }
 
@@ -423,6 +425,14 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                                    them all.",
                         },
                         default_configuration: Configuration { level: "note" },
+                    },
+                    NotificationDescriptor {
+                        id: COLLECTION_ERROR.0,
+                        short_description: Text {
+                            text: "A server's facts could not be collected (down, refused, timed out): \
+                                   the run is incomplete.",
+                        },
+                        default_configuration: Configuration { level: "error" },
                     },
                 ],
             },
@@ -540,6 +550,19 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
         Ok(())
     }
 
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "collection_error")?;
+        let note = Notification {
+            level: "error",
+            message: OwnedText { text: format!("{source}: no facts collected: {message}") },
+            descriptor: DescriptorRef { id: COLLECTION_ERROR.0, index: COLLECTION_ERROR.1 },
+            associated_rule: None,
+            locations: vec![],
+            properties: Some(NotificationProperties { host: source, entity: None, missing: None, reason: None }),
+        };
+        self.push_notification(&note)
+    }
+
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "finish")?;
         self.stage = Stage::Finished;
@@ -567,7 +590,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             out,
             ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {},\n          \
              \"toolExecutionNotifications\": [",
-            summary.rule_errors == 0
+            summary.rule_errors == 0 && summary.collection_errors == 0
         )?;
         let notes = std::mem::take(&mut self.notifications);
         if let Some(notes) = notes.strip_suffix(b",") {
@@ -585,6 +608,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 expired_waivers: summary.expired_waivers,
                 not_evaluated: summary.not_evaluated,
                 rule_errors: summary.rule_errors,
+                collection_errors: summary.collection_errors,
                 incomplete: summary.incomplete(),
             },
         };

@@ -1,0 +1,180 @@
+//! Connection flags shared by `spindle collect sql` and `spindle check --server/--inventory`, and
+//! how they become collector options. Secrets come only from the environment or a prompt.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::sql::Options;
+use super::sql::connect::{Auth, Encryption, Secret, Settings};
+
+/// Where the SQL login's password comes from when no variable is named.
+pub const DEFAULT_PASSWORD_ENV: &str = "SPINDLE_SQL_PASSWORD";
+
+#[derive(Debug, Clone, Args)]
+pub struct ConnectArgs {
+    /// SQL Server login. Its password comes from the environment variable named by
+    /// --password-env (default SPINDLE_SQL_PASSWORD), else from a prompt on a terminal; never
+    /// from the command line.
+    #[arg(long, value_name = "LOGIN", help_heading = "Connection")]
+    pub user: Option<String>,
+    /// Environment variable holding the SQL login's password.
+    #[arg(long, value_name = "VAR", default_value = DEFAULT_PASSWORD_ENV, help_heading = "Connection")]
+    pub password_env: String,
+    /// Environment variable holding a Microsoft Entra ID (Azure AD) access token.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["user", "integrated"], help_heading = "Connection")]
+    pub access_token_env: Option<String>,
+    /// Windows integrated authentication (Kerberos on Linux, in builds with the `kerberos` feature).
+    #[arg(long, conflicts_with = "user", help_heading = "Connection")]
+    pub integrated: bool,
+    /// Encryption: `required` (default; the certificate is validated), `strict` (TDS 8.0), or
+    /// `off` (plain TDS: the login and every result cross the network in clear).
+    #[arg(long, value_enum, default_value_t = EncryptArg::Required, help_heading = "Connection")]
+    pub encrypt: EncryptArg,
+    /// Accept any server certificate (self-signed, wrong name): exposed to a man in the middle.
+    #[arg(long, help_heading = "Connection")]
+    pub trust_server_certificate: bool,
+    /// Longest wait for the TCP connection and, separately, for the login.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration, help_heading = "Connection")]
+    pub connect_timeout: Duration,
+    /// Longest wait for any one answer from the server while reading a query's results.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, help_heading = "Connection")]
+    pub query_timeout: Duration,
+    /// Read the I/O counters twice this far apart (`60s`, `5m`) and keep the difference: latency
+    /// now, rather than averaged since the service started.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Connection")]
+    pub sample: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncryptArg {
+    Required,
+    Strict,
+    Off,
+}
+
+/// What a server may set for itself in an inventory, over the command line's flags.
+#[derive(Debug, Clone, Default)]
+pub struct ServerOverrides {
+    pub user: Option<String>,
+    pub password_env: Option<String>,
+    pub access_token_env: Option<String>,
+    pub integrated: Option<bool>,
+    pub encrypt: Option<EncryptArg>,
+    pub trust_server_certificate: Option<bool>,
+}
+
+impl ConnectArgs {
+    /// The collector options for one server. `prompt` allows asking for a password on the
+    /// terminal (a fleet asks once, up front, per login).
+    pub fn options(&self, o: &ServerOverrides, prompt: bool) -> Result<Options, String> {
+        let user = o.user.clone().or_else(|| self.user.clone());
+        let token_env = o.access_token_env.clone().or_else(|| self.access_token_env.clone());
+        let integrated = o.integrated.unwrap_or(self.integrated);
+        let auth = if let Some(var) = token_env {
+            Auth::AccessToken(Secret::new(env_secret(&var)?.ok_or_else(|| {
+                format!("the access token variable {var} is not set")
+            })?))
+        } else if let Some(user) = user {
+            let var = o.password_env.clone().unwrap_or_else(|| self.password_env.clone());
+            let password = match env_secret(&var)? {
+                Some(p) => p,
+                None if prompt && std::io::stdin().is_terminal() => {
+                    rpassword::prompt_password(format!("Password for {user}: "))
+                        .map_err(|e| format!("cannot read the password: {e}"))?
+                }
+                None => {
+                    return Err(format!(
+                        "no password for login {user}: set {var} (passwords are never taken from the \
+                         command line)"
+                    ));
+                }
+            };
+            Auth::Sql { user, password: Secret::new(password) }
+        } else if integrated {
+            Auth::Integrated
+        } else {
+            return Err("how to log in? --user LOGIN (password in SPINDLE_SQL_PASSWORD), --integrated, \
+                        or --access-token-env VAR"
+                .into());
+        };
+        let trust = o.trust_server_certificate.unwrap_or(self.trust_server_certificate);
+        let encryption = match (o.encrypt.unwrap_or(self.encrypt), trust) {
+            (EncryptArg::Off, _) => Encryption::Off,
+            (EncryptArg::Strict, false) => Encryption::Strict,
+            (EncryptArg::Strict, true) => {
+                return Err("--encrypt strict validates the certificate; drop --trust-server-certificate".into());
+            }
+            (EncryptArg::Required, true) => Encryption::TrustServerCertificate,
+            (EncryptArg::Required, false) => Encryption::Required,
+        };
+        Ok(Options {
+            settings: Settings {
+                auth,
+                encryption,
+                connect_timeout: self.connect_timeout,
+                query_timeout: self.query_timeout,
+            },
+            sample: self.sample,
+        })
+    }
+}
+
+/// Warnings for the insecure opt-ins, printed once per run.
+pub fn security_warnings(opts: &Options) -> Option<&'static str> {
+    match opts.settings.encryption {
+        Encryption::Off => Some(
+            "warning: --encrypt off: the login and every result cross the network unencrypted",
+        ),
+        Encryption::TrustServerCertificate => Some(
+            "warning: --trust-server-certificate: any certificate is accepted, so a man in the middle \
+             can read the session",
+        ),
+        _ => None,
+    }
+}
+
+fn env_secret(var: &str) -> Result<Option<String>, String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Ok(Some(v)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("{var} is not valid Unicode")),
+    }
+}
+
+/// `500ms`, `15s`, `2m`, `1h`; a bare number is seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().map_err(|_| format!("`{s}`: expected a duration such as 500ms, 15s or 2m"))?;
+    let ms = match unit.trim() {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1000),
+        "m" | "min" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => None,
+    }
+    .ok_or_else(|| format!("`{s}`: expected a duration such as 500ms, 15s or 2m"))?;
+    if ms == 0 {
+        return Err(format!("`{s}`: a duration must be more than zero"));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60s").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
+        for bad in ["", "s", "-1s", "1 fortnight", "0s", "99999999999999999999h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

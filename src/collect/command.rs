@@ -1,0 +1,41 @@
+//! `spindle collect sql`: one server's snapshot, saved.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::args::{ConnectArgs, security_warnings};
+use super::fleet::{self, Job};
+use super::sql::target::Target;
+use crate::errors::UserError;
+use crate::output::write_atomically;
+
+pub fn sql(server: &str, connect: &ConnectArgs, output: Option<&Path>) -> Result<ExitCode, UserError> {
+    let target = Target::parse(server).map_err(UserError::plain)?;
+    let options = connect.options(&Default::default(), true).map_err(UserError::plain)?;
+    if let Some(w) = security_warnings(&options) {
+        eprintln!("{w}");
+    }
+    let job = Job { label: server.to_owned(), target, options };
+    let mut result = None;
+    // The fleet runner, for one server: the same deadlines, and a driver panic is an error.
+    fleet::run(std::slice::from_ref(&job), 1, false, |_, r| -> Result<(), UserError> {
+        result = Some(r);
+        Ok(())
+    })?;
+    let snapshot = match result {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return Err(UserError::plain(format!("{server}: {e}"))),
+        None => return Err(UserError::plain(format!("{server}: no result"))),
+    };
+    let mut text = serde_json::to_string_pretty(&snapshot)
+        .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
+    text.push('\n');
+    match output {
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    for n in snapshot.collectors.iter().flat_map(|c| &c.not_collected) {
+        eprintln!("not collected: {}: {}", n.fact, n.reason);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,296 @@
+//! Query rows → the facts snapshot. Pure: every unit conversion of the SQL collector happens
+//! here, once — 8 KiB pages to bytes, KiB of memory to bytes, seconds of uptime to ms — and a
+//! query that failed leaves its facts absent with the server's reason, never guessed.
+
+use std::collections::{BTreeMap, HashMap};
+
+use spindle_core::facts::{
+    CollectorReport, Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, MaxSize, NotCollected,
+    OsFamily, SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
+};
+
+use super::rows::{
+    DatabaseRow, FileRow, FileStatsRow, HostInfoRow, ServerRow, ServiceRow, SysInfoRow, VolumeRow,
+};
+
+/// SQL Server's page: `size`, `max_size` and fixed `growth` of `sys.master_files` count these.
+pub const PAGE_BYTES: u64 = 8192;
+
+/// Why a query's facts are missing: the server's message, or the version that lacks the DMV.
+pub type Missing = String;
+
+/// The I/O counters read, and what they cover.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub rows: Vec<FileStatsRow>,
+    /// Milliseconds the counters cover: the service's uptime for cumulative counters, the
+    /// interval for a sampled delta. `None` when unknown.
+    pub covers_ms: Option<u64>,
+}
+
+/// Everything one collection read from one server.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    pub server: ServerRow,
+    pub sys_info: Option<Result<SysInfoRow, Missing>>,
+    pub host_info: Option<Result<HostInfoRow, Missing>>,
+    pub databases: Option<Result<Vec<DatabaseRow>, Missing>>,
+    pub files: Option<Result<Vec<FileRow>, Missing>>,
+    pub volumes: Option<Result<Vec<VolumeRow>, Missing>>,
+    pub counters: Option<Result<Counters, Missing>>,
+    pub service: Option<Result<Option<ServiceRow>, Missing>>,
+    /// Facts left out for another reason (an older version's missing column, a NULL).
+    pub notes: Vec<NotCollected>,
+    /// When the collection ran (RFC 3339).
+    pub collected_at: Option<String>,
+}
+
+fn note(notes: &mut Vec<NotCollected>, fact: &str, reason: impl Into<String>) {
+    notes.push(NotCollected { fact: fact.into(), reason: reason.into() });
+}
+
+/// A result's value; its failure becomes a note. `None` (not attempted) stays silent: the
+/// collector records why it skipped a query when it skips it.
+fn take<T>(r: Option<Result<T, Missing>>, fact: &str, notes: &mut Vec<NotCollected>) -> Option<T> {
+    match r? {
+        Ok(v) => Some(v),
+        Err(reason) => {
+            note(notes, fact, reason);
+            None
+        }
+    }
+}
+
+/// Pages to bytes; `None` for a negative count (not a size) or one too large to be real.
+pub fn pages_to_bytes(pages: i64) -> Option<u64> {
+    u64::try_from(pages).ok()?.checked_mul(PAGE_BYTES)
+}
+
+/// `growth` + `is_percent_growth` as the catalog keeps them → growth in bytes or percent.
+pub fn growth(growth: i64, is_percent: bool) -> Option<Growth> {
+    match growth {
+        0 => Some(Growth::Disabled),
+        g if is_percent => u32::try_from(g).ok().map(Growth::Percent),
+        g => pages_to_bytes(g).map(Growth::IncrementBytes),
+    }
+}
+
+/// `max_size`: -1 is "until the disk is full"; any other value counts pages.
+pub fn max_size(pages: i64) -> Option<MaxSize> {
+    if pages == -1 { Some(MaxSize::Unlimited) } else { pages_to_bytes(pages).map(MaxSize::Bytes) }
+}
+
+fn file_type(code: i32) -> Option<FileType> {
+    match code {
+        0 => Some(FileType::Rows),
+        1 => Some(FileType::Log),
+        2 => Some(FileType::Filestream),
+        4 => Some(FileType::Fulltext),
+        _ => None,
+    }
+}
+
+fn role(db: &DatabaseRow) -> DatabaseRole {
+    match db.name.to_ascii_lowercase().as_str() {
+        "tempdb" => DatabaseRole::Tempdb,
+        "master" | "model" | "msdb" => DatabaseRole::System,
+        _ if db.is_distributor == Some(1) => DatabaseRole::System,
+        _ => DatabaseRole::User,
+    }
+}
+
+fn non_empty(s: &Option<String>) -> Option<String> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
+}
+
+fn to_u64(v: Option<i64>) -> Option<u64> {
+    v.and_then(|v| u64::try_from(v).ok())
+}
+
+/// Builds the snapshot. `fallback_host` names the host when the server did not say.
+pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
+    let mut notes = c.notes;
+    let s = &c.server;
+    let host_name = non_empty(&s.physical_host)
+        .or_else(|| non_empty(&s.machine_name))
+        .unwrap_or_else(|| fallback_host.to_owned());
+
+    let mut host = Host { name: host_name, ..Host::default() };
+    let sys_info = take(c.sys_info, "host.memory_bytes", &mut notes);
+    let mut uptime_ms = None;
+    if let Some(si) = &sys_info {
+        host.cpu_count = si.cpu_count.and_then(|n| u32::try_from(n).ok());
+        host.memory_bytes = to_u64(si.physical_memory_kb).and_then(|kb| kb.checked_mul(1024));
+        host.is_virtual = si.virtual_machine_type.map(|t| t != 0);
+        uptime_ms = to_u64(si.uptime_s).and_then(|s| s.checked_mul(1000));
+    }
+    if let Some(hi) = take(c.host_info, "host.os_version", &mut notes) {
+        host.os_family = hi.platform.as_deref().map(|p| match p.trim().to_ascii_lowercase().as_str() {
+            "windows" => OsFamily::Windows,
+            "linux" => OsFamily::Linux,
+            _ => OsFamily::Other,
+        });
+        host.os_version = match (non_empty(&hi.distribution), non_empty(&hi.release)) {
+            (Some(d), Some(r)) if !d.contains(&r) => Some(format!("{d} {r}")),
+            (Some(d), _) => Some(d),
+            (None, r) => r,
+        };
+    }
+
+    let mut instance = SqlInstance {
+        name: non_empty(&s.instance_name).unwrap_or_else(|| "MSSQLSERVER".into()),
+        version: non_empty(&s.product_version),
+        edition: non_empty(&s.edition),
+        cpu_count: sys_info.as_ref().and_then(|si| si.cpu_count).and_then(|n| u32::try_from(n).ok()),
+        ..SqlInstance::default()
+    };
+    if let Some(service) = take(c.service, "sql_instances[].instant_file_initialization", &mut notes) {
+        match service {
+            Some(row) => {
+                instance.service_account = non_empty(&row.service_account);
+                instance.instant_file_initialization = match row.ifi.as_deref().map(str::trim) {
+                    Some("Y") | Some("y") => Some(true),
+                    Some("N") | Some("n") => Some(false),
+                    _ => {
+                        if !notes.iter().any(|n| n.fact == "sql_instances[].instant_file_initialization") {
+                            note(
+                                &mut notes,
+                                "sql_instances[].instant_file_initialization",
+                                "sys.dm_server_services.instant_file_initialization_enabled is NULL",
+                            );
+                        }
+                        None
+                    }
+                };
+            }
+            None => note(
+                &mut notes,
+                "sql_instances[].instant_file_initialization",
+                "sys.dm_server_services has no Database Engine row",
+            ),
+        }
+    }
+
+    // Volumes: one per volume id; a file's volume id joins it to the host collector's volumes.
+    let volume_rows = take(c.volumes, "volumes", &mut notes);
+    let mut volume_of_file: HashMap<(i32, i32), String> = HashMap::new();
+    let mut volumes: BTreeMap<String, Volume> = BTreeMap::new();
+    let mut files_without_volume_id = 0usize;
+    if let Some(rows) = &volume_rows {
+        for r in rows {
+            let Some(id) = non_empty(&r.volume_id) else {
+                files_without_volume_id += 1;
+                continue;
+            };
+            volume_of_file.insert((r.database_id, r.file_id), id.clone());
+            let v = volumes.entry(id.clone()).or_insert_with(|| Volume {
+                id: id.clone(),
+                label: non_empty(&r.logical_volume_name),
+                filesystem: non_empty(&r.file_system_type),
+                size_bytes: to_u64(r.total_bytes),
+                free_bytes: to_u64(r.available_bytes),
+                compressed: r.is_compressed.map(|c| c != 0),
+                ..Volume::default()
+            });
+            if let Some(mp) = non_empty(&r.mount_point)
+                && !v.mount_points.contains(&mp)
+            {
+                v.mount_points.push(mp);
+            }
+        }
+    }
+    if files_without_volume_id > 0 {
+        note(
+            &mut notes,
+            "sql_instances[].databases[].files[].volume_id",
+            format!(
+                "sys.dm_os_volume_stats gave no volume id for {files_without_volume_id} file(s) (SQL Server \
+                 on Linux reports none); their volumes are found by mount point from the host collector"
+            ),
+        );
+    }
+
+    let counters = take(c.counters, "sql_instances[].databases[].files[].io", &mut notes);
+    let io_of_file: HashMap<(i32, i32), IoStats> = counters
+        .as_ref()
+        .map(|ctr| {
+            let covers = ctr.covers_ms.or(uptime_ms);
+            ctr.rows.iter().filter_map(|r| Some(((r.database_id, r.file_id), io_stats(r, covers)?))).collect()
+        })
+        .unwrap_or_default();
+
+    let file_rows = take(c.files, "sql_instances[].databases[].files", &mut notes);
+    let mut files_of_db: BTreeMap<i32, Vec<DbFile>> = BTreeMap::new();
+    if let Some(rows) = &file_rows {
+        let mut internal = 0usize;
+        for r in rows {
+            let Some(file_type) = file_type(r.type_code) else {
+                internal += 1;
+                continue;
+            };
+            let key = (r.database_id, r.file_id);
+            let size_bytes = r.size_pages.and_then(pages_to_bytes);
+            files_of_db.entry(r.database_id).or_default().push(DbFile {
+                file_id: Some(r.file_id),
+                file_type,
+                logical_name: r.name.clone(),
+                physical_name: non_empty(&r.physical_name),
+                // FILESTREAM containers report 0 pages: not their size.
+                size_bytes: size_bytes.filter(|&b| b > 0 || file_type != FileType::Filestream),
+                growth: r.growth.and_then(|g| growth(g, r.is_percent_growth == Some(1))),
+                max_size: r.max_size_pages.and_then(max_size),
+                volume_id: volume_of_file.get(&key).cloned(),
+                io: io_of_file.get(&key).copied(),
+            });
+        }
+        if internal > 0 {
+            note(
+                &mut notes,
+                "sql_instances[].databases[].files",
+                format!("{internal} file(s) of an internal or unknown type were left out"),
+            );
+        }
+    }
+
+    if let Some(dbs) = take(c.databases, "sql_instances[].databases", &mut notes) {
+        let with_files = file_rows.is_some();
+        instance.databases = Some(
+            dbs.iter()
+                .map(|d| Database {
+                    name: d.name.clone(),
+                    id: Some(d.database_id),
+                    role: Some(role(d)),
+                    recovery_model: non_empty(&d.recovery_model_desc),
+                    state: non_empty(&d.state_desc),
+                    files: with_files.then(|| files_of_db.remove(&d.database_id).unwrap_or_default()),
+                })
+                .collect(),
+        );
+    }
+
+    Snapshot {
+        schema_version: SCHEMA_VERSION,
+        collected_at: c.collected_at,
+        host,
+        collectors: vec![CollectorReport {
+            name: "sql".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+            not_collected: notes,
+        }],
+        volumes: volume_rows.map(|_| volumes.into_values().collect()),
+        sql_instances: Some(vec![instance]),
+        ..Snapshot::default()
+    }
+}
+
+fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>) -> Option<IoStats> {
+    Some(IoStats {
+        num_of_reads: u64::try_from(r.num_of_reads).ok()?,
+        num_of_writes: u64::try_from(r.num_of_writes).ok()?,
+        num_of_bytes_read: u64::try_from(r.num_of_bytes_read).ok()?,
+        num_of_bytes_written: u64::try_from(r.num_of_bytes_written).ok()?,
+        io_stall_read_ms: u64::try_from(r.io_stall_read_ms).ok()?,
+        io_stall_write_ms: u64::try_from(r.io_stall_write_ms).ok()?,
+        sample_ms: covers_ms,
+    })
+}
