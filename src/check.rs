@@ -71,7 +71,11 @@ impl Engine {
 
     fn infos(&self) -> Vec<RuleInfo> {
         let rules = rules(&self.plugin_rules);
-        self.cfg.active(&rules).iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
+        self.cfg
+            .active(&rules)
+            .iter()
+            .map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity))
+            .collect()
     }
 
     fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
@@ -82,7 +86,11 @@ impl Engine {
 }
 
 fn rules(plugin_rules: &[PluginRule]) -> Vec<&dyn Rule> {
-    spindle_rules::all().iter().map(|r| *r as &dyn Rule).chain(plugin_rules.iter().map(|r| r as &dyn Rule)).collect()
+    spindle_rules::all()
+        .iter()
+        .map(|r| *r as &dyn Rule)
+        .chain(plugin_rules.iter().map(|r| r as &dyn Rule))
+        .collect()
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
@@ -146,7 +154,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             let job = &jobs[i];
             match outcome {
                 Ok(snapshot) => {
-                    let mut docs = vec![live_document(&snapshot, &job.target, args.save_snapshots.as_deref())?];
+                    let mut docs =
+                        vec![live_document(&snapshot, &job.target, args.save_snapshots.as_deref())?];
                     if let Some(g) = group_of_host.remove(&snapshot.host.name.to_lowercase()) {
                         docs.extend(input::load_group(&groups[g])?);
                     }
@@ -186,9 +195,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
     Ok(exit_code(&summary, args.fail_on, args.allow_unreachable))
 }
 
+/// A server's own packs, when its inventory entry names them.
+type PackList = Option<Vec<String>>;
+
 /// The servers to collect, from `--server` and `--inventory` (filtered by `--tag`), each with
 /// its own pack list when the inventory gives one.
-fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, Option<Vec<String>>)>, UserError> {
+fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
     let mut out = vec![];
     for s in &args.servers {
         let target = Target::parse(s).map_err(UserError::plain)?;
@@ -215,7 +227,11 @@ fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, Option<Vec<String>>)>, UserEr
 
 /// A collected snapshot as a document the view can locate facts in: saved under `dir` when
 /// asked (reports then point into the saved file), else named for the server.
-pub fn live_document(snapshot: &Snapshot, target: &Target, dir: Option<&Path>) -> Result<Document, UserError> {
+pub fn live_document(
+    snapshot: &Snapshot,
+    target: &Target,
+    dir: Option<&Path>,
+) -> Result<Document, UserError> {
     let mut text = serde_json::to_string_pretty(snapshot)
         .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
     text.push('\n');

@@ -5,8 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 mod check;
-mod collect;
 mod cli;
+mod collect;
 mod errors;
 mod explain;
 mod input;

@@ -434,6 +434,8 @@ fn partitions_and_volumes(r: &mut Lcg, s: &mut Snapshot, st: &Storage) -> [Strin
             os_volume: Some(k == OS),
             temp_disk: Some(false),
             mount_options: None,
+            fs_stripe_unit_bytes: None,
+            fs_stripe_width_bytes: None,
             backed_by: Some(Backing::Partitions(vec![data_part])),
         });
     }

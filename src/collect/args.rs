@@ -73,9 +73,9 @@ impl ConnectArgs {
         let token_env = o.access_token_env.clone().or_else(|| self.access_token_env.clone());
         let integrated = o.integrated.unwrap_or(self.integrated);
         let auth = if let Some(var) = token_env {
-            Auth::AccessToken(Secret::new(env_secret(&var)?.ok_or_else(|| {
-                format!("the access token variable {var} is not set")
-            })?))
+            Auth::AccessToken(Secret::new(
+                env_secret(&var)?.ok_or_else(|| format!("the access token variable {var} is not set"))?,
+            ))
         } else if let Some(user) = user {
             let var = o.password_env.clone().unwrap_or_else(|| self.password_env.clone());
             let password = match env_secret(&var)? {
@@ -104,7 +104,9 @@ impl ConnectArgs {
             (EncryptArg::Off, _) => Encryption::Off,
             (EncryptArg::Strict, false) => Encryption::Strict,
             (EncryptArg::Strict, true) => {
-                return Err("--encrypt strict validates the certificate; drop --trust-server-certificate".into());
+                return Err(
+                    "--encrypt strict validates the certificate; drop --trust-server-certificate".into()
+                );
             }
             (EncryptArg::Required, true) => Encryption::TrustServerCertificate,
             (EncryptArg::Required, false) => Encryption::Required,
@@ -124,9 +126,9 @@ impl ConnectArgs {
 /// Warnings for the insecure opt-ins, printed once per run.
 pub fn security_warnings(opts: &Options) -> Option<&'static str> {
     match opts.settings.encryption {
-        Encryption::Off => Some(
-            "warning: --encrypt off: the login and every result cross the network unencrypted",
-        ),
+        Encryption::Off => {
+            Some("warning: --encrypt off: the login and every result cross the network unencrypted")
+        }
         Encryption::TrustServerCertificate => Some(
             "warning: --trust-server-certificate: any certificate is accepted, so a man in the middle \
              can read the session",

@@ -84,7 +84,10 @@ pub fn run<E>(
                 Err(e) => {
                     let id = e.id();
                     let why = if e.is_panic() {
-                        format!("the TDS driver failed on the server's reply ({})", panic_text(e.into_panic()))
+                        format!(
+                            "the TDS driver failed on the server's reply ({})",
+                            panic_text(e.into_panic())
+                        )
                     } else {
                         "collection cancelled".to_string()
                     };

@@ -74,7 +74,8 @@ pub struct Server {
 
 pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
     let at = |span: std::ops::Range<usize>, message: String, help: Option<String>| {
         let (line, col) = spindle_core::load::line_col(&text, span.start);
         UserError {
@@ -174,7 +175,11 @@ mod tests {
     #[test]
     fn mistakes_name_the_line_and_column() {
         let e = load_str("[[server]]\nname = \"sql01\"\npassword = \"hunter2\"\n").unwrap_err();
-        assert!(e.message.contains("servers.toml:3:12: passwords are never read from files"), "{}", e.message);
+        assert!(
+            e.message.contains("servers.toml:3:12: passwords are never read from files"),
+            "{}",
+            e.message
+        );
         let e = load_str("[[server]]\nname = \"sql01\"\nuesr = \"x\"\n").unwrap_err();
         assert!(e.message.contains(":3:1: unknown field `uesr`"), "{}", e.message);
         let e = load_str("[[server]]\nname = \"sql01,99999\"\n").unwrap_err();

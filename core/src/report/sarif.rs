@@ -558,7 +558,12 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             descriptor: DescriptorRef { id: COLLECTION_ERROR.0, index: COLLECTION_ERROR.1 },
             associated_rule: None,
             locations: vec![],
-            properties: Some(NotificationProperties { host: source, entity: None, missing: None, reason: None }),
+            properties: Some(NotificationProperties {
+                host: source,
+                entity: None,
+                missing: None,
+                reason: None,
+            }),
         };
         self.push_notification(&note)
     }

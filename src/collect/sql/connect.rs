@@ -130,7 +130,7 @@ pub async fn connect(target: &Target, s: &Settings) -> Result<SqlClient, Connect
     let _ = tcp.set_nodelay(true);
     match tokio::time::timeout(s.connect_timeout, Client::connect(config, tcp.compat_write())).await {
         Err(_) => Err(ConnectError(format!("no login answer within {}", secs(s.connect_timeout)))),
-        Ok(Err(e)) => Err(ConnectError(login_error(&e))),
+        Ok(Err(e)) => Err(ConnectError(login_error(&e, s.connect_timeout))),
         Ok(Ok(client)) => Ok(client),
     }
 }
@@ -144,13 +144,15 @@ async fn tcp(config: &Config, target: &Target) -> Result<TcpStream, String> {
     }
 }
 
-fn login_error(e: &tiberius::error::Error) -> String {
+fn login_error(e: &tiberius::error::Error, timeout: Duration) -> String {
     use tiberius::error::Error;
     match e {
         Error::Server(t) if t.code() == 18456 => format!("login failed: {}", t.message()),
         Error::Server(t) => format!("server refused the login: error {}: {}", t.code(), t.message()),
         Error::Tls(m) => format!("TLS: {m} (a self-signed certificate needs --trust-server-certificate)"),
-        Error::Io { kind: std::io::ErrorKind::TimedOut, .. } => "the login handshake timed out".into(),
+        Error::Io { kind: std::io::ErrorKind::TimedOut, .. } => {
+            format!("no login answer within {}", secs(timeout))
+        }
         Error::Io { message, .. } => format!("connection lost during login: {message}"),
         other => format!("login: {other}"),
     }

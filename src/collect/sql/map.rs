@@ -294,3 +294,119 @@ fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>) -> Option<IoStats> {
         sample_ms: covers_ms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_become_bytes_once() {
+        assert_eq!(pages_to_bytes(1), Some(8192));
+        assert_eq!(pages_to_bytes(131_072), Some(1 << 30));
+        assert_eq!(pages_to_bytes(-1), None);
+        assert_eq!(pages_to_bytes(i64::MAX), None, "overflow is not a size");
+    }
+
+    #[test]
+    fn growth_is_bytes_or_percent_never_mixed() {
+        assert_eq!(growth(0, false), Some(Growth::Disabled));
+        assert_eq!(growth(0, true), Some(Growth::Disabled));
+        assert_eq!(growth(10, true), Some(Growth::Percent(10)));
+        // 8,192 pages = 64 MiB, not 8,192 KiB (dbachecks' mistake) nor 8,192 MB.
+        assert_eq!(growth(8192, false), Some(Growth::IncrementBytes(64 << 20)));
+        assert_eq!(growth(-5, false), None);
+        assert_eq!(max_size(-1), Some(MaxSize::Unlimited));
+        assert_eq!(max_size(268_435_456), Some(MaxSize::Bytes(2 << 40)), "the 2 TB log cap");
+    }
+
+    fn file(db: i32, id: i32, ty: i32, name: &str, size: i64) -> FileRow {
+        FileRow {
+            database_id: db,
+            file_id: id,
+            type_code: ty,
+            name: name.into(),
+            physical_name: Some(format!("E:\\{name}")),
+            size_pages: Some(size),
+            max_size_pages: Some(-1),
+            growth: Some(10),
+            is_percent_growth: Some(1),
+        }
+    }
+
+    fn server() -> ServerRow {
+        ServerRow {
+            product_version: Some("16.0.1000.6".into()),
+            physical_host: Some("NODE1".into()),
+            machine_name: Some("SQLFCI".into()),
+            ..ServerRow::default()
+        }
+    }
+
+    #[test]
+    fn rows_map_to_facts_and_failures_to_reasons() {
+        let c = Collected {
+            server: server(),
+            databases: Some(Ok(vec![
+                DatabaseRow { database_id: 2, name: "tempdb".into(), ..DatabaseRow::default() },
+                DatabaseRow {
+                    database_id: 9,
+                    name: "distribution".into(),
+                    is_distributor: Some(1),
+                    ..Default::default()
+                },
+                DatabaseRow { database_id: 5, name: "Sales".into(), ..DatabaseRow::default() },
+            ])),
+            files: Some(Ok(vec![
+                file(5, 1, 0, "Sales", 128),
+                file(5, 2, 1, "Sales_log", 64),
+                file(5, 65537, 2, "Sales_fs", 0),
+                file(5, 3, 3, "internal", 8),
+            ])),
+            volumes: Some(Err("sys.dm_os_volume_stats: error 300: denied".into())),
+            counters: Some(Ok(Counters {
+                rows: vec![FileStatsRow {
+                    database_id: 5,
+                    file_id: 1,
+                    num_of_reads: 4,
+                    io_stall_read_ms: 80,
+                    ..Default::default()
+                }],
+                covers_ms: Some(60_000),
+            })),
+            ..Collected::default()
+        };
+        let s = snapshot(c, "fallback");
+        // The physical node, not the cluster's virtual name: volumes belong to the node.
+        assert_eq!(s.host.name, "NODE1");
+        assert!(s.volumes.is_none(), "a refused query leaves its facts absent, not empty");
+        let notes = &s.collectors[0].not_collected;
+        assert!(notes.iter().any(|n| n.fact == "volumes" && n.reason.contains("error 300")));
+        assert!(notes.iter().any(|n| n.reason.contains("1 file(s) of an internal")));
+        let dbs = s.sql_instances.as_ref().unwrap()[0].databases.as_ref().unwrap();
+        let roles: Vec<_> = dbs.iter().map(|d| d.role.unwrap()).collect();
+        assert_eq!(roles, [DatabaseRole::Tempdb, DatabaseRole::System, DatabaseRole::User]);
+        assert_eq!(dbs[0].files.as_deref(), Some(&[][..]), "collected, and tempdb has none here");
+        let files = dbs[2].files.as_ref().unwrap();
+        assert_eq!(files.len(), 3);
+        assert_eq!(files[0].size_bytes, Some(128 * 8192));
+        assert_eq!(files[0].growth, Some(Growth::Percent(10)));
+        assert_eq!(files[0].io.unwrap().sample_ms, Some(60_000));
+        assert_eq!(files[0].io.unwrap().avg_read_stall_ms(), Some(20.0));
+        assert!(files[1].io.is_none(), "no counters read for it");
+        assert_eq!(files[2].file_type, FileType::Filestream);
+        assert_eq!(files[2].size_bytes, None, "a FILESTREAM container's 0 pages is not its size");
+    }
+
+    #[test]
+    fn files_without_a_database_list_are_not_guessed_into_one() {
+        let c = Collected {
+            server: server(),
+            databases: Some(Err("sys.databases: error 229: denied".into())),
+            files: Some(Ok(vec![file(5, 1, 0, "Sales", 128)])),
+            ..Collected::default()
+        };
+        let s = snapshot(c, "fallback");
+        assert!(s.sql_instances.as_ref().unwrap()[0].databases.is_none());
+        assert!(s.collectors[0].not_collected.iter().any(|n| n.fact == "sql_instances[].databases"));
+    }
+}

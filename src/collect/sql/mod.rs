@@ -129,7 +129,8 @@ impl Session<'_> {
         let at_least = |v: (u32, u32, u32)| version.is_none_or(|have| have >= v);
 
         let mut c = Collected { collected_at: Some(now_rfc3339()), ..Collected::default() };
-        let sys_info_sql = if major.is_some_and(|m| m < 11) { queries::SYS_INFO_2008 } else { queries::SYS_INFO };
+        let sys_info_sql =
+            if major.is_some_and(|m| m < 11) { queries::SYS_INFO_2008 } else { queries::SYS_INFO };
         c.sys_info = Some(
             self.read_one(sys_info_sql, rows::SysInfoRow::read)
                 .await?
@@ -182,7 +183,8 @@ impl Session<'_> {
             Err(e) => return Ok(Err(e)),
         };
         let measured_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        Ok(sample::delta(&first, &second, measured_ms).map(|(rows, covers)| Counters { rows, covers_ms: Some(covers) }))
+        Ok(sample::delta(&first, &second, measured_ms)
+            .map(|(rows, covers)| Counters { rows, covers_ms: Some(covers) }))
     }
 
     /// The engine's service row; builds without the instant file initialization column answer
@@ -204,7 +206,9 @@ impl Session<'_> {
                 );
                 Ok(self.read_one(queries::SERVER_SERVICES_NO_IFI, rows::ServiceRow::read).await?)
             }
-            Outcome::Refused { code, message } => Ok(Err(format!("sys.dm_server_services: error {code}: {message}"))),
+            Outcome::Refused { code, message } => {
+                Ok(Err(format!("sys.dm_server_services: error {code}: {message}")))
+            }
         }
     }
 }
@@ -229,10 +233,8 @@ fn what(sql: &str) -> &str {
 
 /// Now, as RFC 3339 UTC to the second.
 pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let date = spindle_core::date::Date::from_days_since_epoch((secs / 86_400) as i64);
     let t = secs % 86_400;
     format!("{date}T{:02}:{:02}:{:02}Z", t / 3600, t / 60 % 60, t % 60)

@@ -106,6 +106,5 @@ FROM sys.dm_server_services WHERE filename LIKE N'%sqlservr%'";
 /// [`SERVER_SERVICES`] for builds without the instant file initialization column.
 pub const SERVER_SERVICES_NO_IFI: &str = "SELECT \
 CAST(servicename AS NVARCHAR(256)) AS servicename, \
-CAST(service_account AS NVARCHAR(256)) AS service_account, \
-CAST(NULL AS NVARCHAR(1)) AS ifi \
+CAST(service_account AS NVARCHAR(256)) AS service_account \
 FROM sys.dm_server_services WHERE filename LIKE N'%sqlservr%'";

@@ -203,7 +203,7 @@ impl FileStatsRow {
 pub struct ServiceRow {
     pub servicename: Option<String>,
     pub service_account: Option<String>,
-    /// `Y`, `N`, or NULL (column absent on this build, or not the engine's row).
+    /// `Y`, `N`, or NULL; `None` also when the query had no such column (older builds).
     pub ifi: Option<String>,
 }
 
@@ -212,7 +212,8 @@ impl ServiceRow {
         Ok(ServiceRow {
             servicename: text(row, "servicename")?,
             service_account: text(row, "service_account")?,
-            ifi: text(row, "ifi")?,
+            // Older builds are asked without the column.
+            ifi: if row.columns().iter().any(|c| c.name() == "ifi") { text(row, "ifi")? } else { None },
         })
     }
 }

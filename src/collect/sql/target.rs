@@ -14,7 +14,8 @@ impl Target {
     pub fn parse(s: &str) -> Result<Target, String> {
         let s = s.trim();
         let s = s.strip_prefix("tcp:").unwrap_or(s);
-        let bad = |why: &str| Err(format!("server `{s}`: {why} (expected host, host\\instance or host,port)"));
+        let bad =
+            |why: &str| Err(format!("server `{s}`: {why} (expected host, host\\instance or host,port)"));
         if s.is_empty() {
             return bad("empty name");
         }
@@ -72,7 +73,10 @@ mod tests {
 
     #[test]
     fn the_three_forms() {
-        assert_eq!(Target::parse("sql01").unwrap(), Target { host: "sql01".into(), instance: None, port: None });
+        assert_eq!(
+            Target::parse("sql01").unwrap(),
+            Target { host: "sql01".into(), instance: None, port: None }
+        );
         let named = Target::parse(r"sql01\SALES").unwrap();
         assert_eq!((named.host.as_str(), named.instance.as_deref()), ("sql01", Some("SALES")));
         let port = Target::parse("tcp:10.0.0.5,14330").unwrap();
