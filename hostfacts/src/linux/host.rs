@@ -32,16 +32,18 @@ pub(crate) fn read_host(root: &Path, notes: &mut Notes) -> Result<Host, LinuxErr
     let cpu_count = read::text(&root.join("sys/devices/system/cpu/online"))
         .and_then(|t| count_cpu_list(&t))
         .or_else(|e| {
-            read::text(&root.join("proc/cpuinfo")).and_then(|c| {
-                let n = c
-                    .lines()
-                    .filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor"))
-                    .count();
-                u32::try_from(n)
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| format!("{e}; /proc/cpuinfo lists no processor"))
-            })
+            read::text(&root.join("proc/cpuinfo"))
+                .and_then(|c| {
+                    let n = c
+                        .lines()
+                        .filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor"))
+                        .count();
+                    u32::try_from(n)
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| "/proc/cpuinfo lists no processor".to_string())
+                })
+                .map_err(|e2| format!("{e}; {e2}"))
         });
     let memory = read::text(&root.join("proc/meminfo")).and_then(|t| mem_total_bytes(&t));
     let (is_virtual, cloud_provider) = dmi::virtual_and_cloud(root, notes);
