@@ -10,14 +10,14 @@
 //!
 //! | fact | source | unit conversion |
 //! |---|---|---|
-//! | disks, partitions | `/sys/block/<disk>[/<part>]`: `size`, `start`, `partition`, `dev` ([`block`]) | sectors × 512 |
+//! | disks, partitions | `/sys/block/<disk>[/<part>]`: `size`, `start`, `partition`, `dev` (`block.rs`) | sectors × 512 |
 //! | sector sizes, media | `queue/logical_block_size`, `physical_block_size`, `rotational` | bytes; 0/1 |
-//! | md RAID | `/sys/block/mdN/md/`: `level`, `chunk_size`, `dev-*/slot`, `slaves/` ([`md`]) | bytes |
+//! | md RAID | `/sys/block/mdN/md/`: `level`, `chunk_size`, `dev-*/slot`, `slaves/` (`md.rs`) | bytes |
 //! | LVM | `/sys/block/dm-N/dm/{name,uuid}`, `slaves/`, `dmsetup table` ([`dm`]) | sectors × 512 |
 //! | volumes | `/proc/self/mountinfo` ([`mountinfo`]) | XFS `sunit`/`swidth`: × 512 |
 //! | ext4 stripe | the ext4 superblock on `/dev/<name>` ([`ext4`]) | blocks × block size |
 //! | allocation unit, size, free | statvfs `f_frsize`, `f_blocks`, `f_bavail` ([`statfs`]) | × `f_frsize` |
-//! | host | `/proc/sys/kernel/hostname`, `/etc/os-release`, `/sys/devices/system/cpu/online`, `/proc/meminfo`, DMI ([`host`], [`dmi`]) | KiB × 1024 |
+//! | host | `/proc/sys/kernel/hostname`, `/etc/os-release`, `/sys/devices/system/cpu/online`, `/proc/meminfo`, DMI (`host.rs`, [`dmi`]) | KiB × 1024 |
 //!
 //! A fact that cannot be read (a missing or garbled file, a permission error, a mount point
 //! statfs cannot reach) is left absent and listed in the collector report's `not_collected`
