@@ -17,6 +17,7 @@ echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
+bash scripts/install-linux-test-tools.sh
 echo "== tests"
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --workspace --locked
