@@ -1,11 +1,11 @@
 //! Reading the rows on a live Windows host through the `wmi` crate.
 //!
-//! Every class is read with `SELECT *` into a property map first, then into the row struct: a
-//! property a class lacks on this Windows version (`UniqueId` before Windows 10,
-//! `AllocationUnitSize`) is then simply absent, where naming it in the query (or deserialising
-//! the object field by field) would fail the whole class.
+//! Every class is read with `SELECT *`, each instance's properties listed and read one by one,
+//! then handed to the row struct as a map: a property a class lacks on this Windows version
+//! (`UniqueId` before Windows 10, `AllocationUnitSize`) is then simply absent, where naming it
+//! in the query (or the `wmi` crate's field-by-field deserialisation) would fail the whole
+//! class.
 
-use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::value::MapDeserializer;
@@ -80,19 +80,34 @@ impl IntoDeserializer<'_, WMIError> for Value {
     }
 }
 
-/// All instances of `class`, each read as a property map and then as `T`.
+/// All instances of `class`, each read property by property and then as `T`. A property that
+/// cannot be converted (an embedded object, a VARIANT type the `wmi` crate does not know) is
+/// left out of its row, so it costs only itself; the row structs never need one.
 fn query<T: DeserializeOwned>(con: &WMIConnection, class: &str) -> Rows<T> {
-    let maps: Vec<HashMap<String, Variant>> = match con.raw_query(format!("SELECT * FROM {class}")) {
-        Ok(m) => m,
+    let objects = match con.exec_query(format!("SELECT * FROM {class}")) {
+        Ok(it) => it,
         Err(e) => return Rows::Failed(describe(&e)),
     };
-    maps.into_iter()
-        .map(|m| {
-            T::deserialize(MapDeserializer::<_, WMIError>::new(m.into_iter().map(|(k, v)| (k, Value(v)))))
-                .map_err(|e| format!("reading a row: {e}"))
-        })
-        .collect::<Result<Vec<T>, String>>()
-        .into()
+    let mut out = vec![];
+    for object in objects {
+        let object = match object {
+            Ok(o) => o,
+            Err(e) => return Rows::Failed(describe(&e)),
+        };
+        let names = match object.list_properties() {
+            Ok(n) => n,
+            Err(e) => return Rows::Failed(describe(&e)),
+        };
+        let props = names.into_iter().filter_map(|name| match object.get_property(&name) {
+            Ok(Variant::Object(_) | Variant::Unknown(_)) | Err(_) => None,
+            Ok(v) => Some((name, Value(v))),
+        });
+        match T::deserialize(MapDeserializer::<_, WMIError>::new(props)) {
+            Ok(row) => out.push(row),
+            Err(e) => return Rows::Failed(format!("reading a row: {e}")),
+        }
+    }
+    Rows::Ok(out)
 }
 
 /// The WMI error with the name of the common HRESULTs (MicrosoftDocs/win32
