@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check CI runs, in the order a developer wants to hear about failures:
-# formatting, lints, the wasm32-wasip2 builds (spindle-core, the rule plugins), then every test.
+# formatting, lints, the cross builds (spindle-core for wasm32-wasip2, the Windows collector for
+# x86_64-pc-windows-gnu, the rule plugins), then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --manifest-path examples/plugins/Cargo.toml --all-targets --locked -- -D warnings
 echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
+echo "== spindle-hostfacts for x86_64-pc-windows-gnu (the WMI collector, cross-built with mingw)"
+rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
+command -v x86_64-w64-mingw32-gcc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64; }
+cargo clippy -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
+cargo build -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 bash scripts/install-linux-test-tools.sh
