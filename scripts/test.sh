@@ -18,5 +18,6 @@ cargo build -p spindle-core --target wasm32-wasip2 --locked
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 echo "== tests"
+bash scripts/install-test-tools.sh
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --workspace --locked
