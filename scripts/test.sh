@@ -25,5 +25,6 @@ echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 bash scripts/install-linux-test-tools.sh
 echo "== tests"
+bash scripts/install-test-tools.sh
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --workspace --locked

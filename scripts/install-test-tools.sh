@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the partitioning and formatting tools spindle-hostfacts' image tests build disk images
+# with, only when one is missing (apt-get; Debian/Ubuntu). Idempotent and quiet when all are there.
+set -euo pipefail
+
+# tool:package
+tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
+    xfs_db:xfsprogs mke2fs:e2fsprogs dumpe2fs:e2fsprogs parted:parted qemu-img:qemu-utils)
+
+missing=()
+for t in "${tools[@]}"; do
+    tool=${t%%:*} pkg=${t#*:}
+    if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null 2>&1; then
+        [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+    fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
+    exit 1
+fi
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+echo "install-test-tools: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
