@@ -134,6 +134,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         eprintln!("{w}");
     }
 
+    let mut local_docs = if args.local { Some(local_documents(args)?) } else { None };
+
     let mut out = Output::new(args.output.as_deref())?;
     let result = (|| -> Result<Summary, UserError> {
         let w = out.writer();
@@ -145,6 +147,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         let io = |e: std::io::Error| UserError::plain(format!("cannot write the report: {e}"));
         writer.begin(&infos).map_err(io)?;
         let mut summary = Summary::default();
+        if let Some(docs) = local_docs.take() {
+            let view = HostView::build(docs, default_engine.cfg.declarations.clone());
+            let report = default_engine.check(&view, today);
+            writer.host(&view, &report).map_err(io)?;
+            summary.add(&report);
+        }
         // A live server's snapshot merges with the files of its host.
         let mut group_of_host: HashMap<String, usize> =
             groups.iter().enumerate().map(|(i, g)| (g.host.to_lowercase(), i)).collect();
@@ -154,8 +162,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             let job = &jobs[i];
             match outcome {
                 Ok(snapshot) => {
-                    let mut docs =
-                        vec![live_document(&snapshot, &job.target, args.save_snapshots.as_deref())?];
+                    let mut docs = vec![live_document(
+                        &snapshot,
+                        &job.target.file_stem(),
+                        args.save_snapshots.as_deref(),
+                    )?];
                     if let Some(g) = group_of_host.remove(&snapshot.host.name.to_lowercase()) {
                         docs.extend(input::load_group(&groups[g])?);
                     }
@@ -195,6 +206,52 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
     Ok(exit_code(&summary, args.fail_on, args.allow_unreachable))
 }
 
+/// `--local`: this machine's host facts and, when an instance answers, its SQL facts. An instance
+/// that cannot be reached is recorded in the host facts as not collected, with the reason, so
+/// the rules that need it say "not evaluated" rather than pass.
+fn local_documents(args: &CheckArgs) -> Result<Vec<Document>, UserError> {
+    let mut host = crate::collect::host::this_machine()?;
+    let names = if args.servers.is_empty() { vec!["localhost".to_string()] } else { args.servers.clone() };
+    let mut docs = vec![];
+    let mut missing = vec![];
+    for name in names {
+        let target = Target::parse(&name).map_err(UserError::plain)?;
+        let options = match args.connect.options(&Default::default(), true) {
+            Ok(o) => o,
+            Err(e) => {
+                missing.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let job = Job { label: name.clone(), target, options };
+        let mut outcome = None;
+        fleet::run(std::slice::from_ref(&job), 1, false, |_, r| -> Result<(), UserError> {
+            outcome = Some(r);
+            Ok(())
+        })?;
+        match outcome {
+            Some(Ok(snapshot)) => docs.push(live_document(
+                &snapshot,
+                &format!("{}-sql", job.target.file_stem()),
+                args.save_snapshots.as_deref(),
+            )?),
+            Some(Err(e)) => missing.push(format!("{name}: {e}")),
+            None => missing.push(format!("{name}: no result")),
+        }
+    }
+    if let Some(report) = host.collectors.first_mut() {
+        for reason in missing {
+            report.not_collected.push(spindle_core::facts::NotCollected {
+                fact: "sql_instances".into(),
+                reason: format!("no SQL Server facts: {reason}"),
+            });
+        }
+    }
+    let stem = format!("{}-host", host.host.name);
+    docs.insert(0, live_document(&host, &stem, args.save_snapshots.as_deref())?);
+    Ok(docs)
+}
+
 /// A server's own packs, when its inventory entry names them.
 type PackList = Option<Vec<String>>;
 
@@ -202,7 +259,8 @@ type PackList = Option<Vec<String>>;
 /// its own pack list when the inventory gives one.
 fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
     let mut out = vec![];
-    for s in &args.servers {
+    // With --local, --server names the local instance instead.
+    for s in args.servers.iter().filter(|_| !args.local) {
         let target = Target::parse(s).map_err(UserError::plain)?;
         let options = args.connect.options(&Default::default(), true).map_err(UserError::plain)?;
         out.push((Job { label: s.clone(), target, options }, None));
@@ -227,15 +285,11 @@ fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
 
 /// A collected snapshot as a document the view can locate facts in: saved under `dir` when
 /// asked (reports then point into the saved file), else named for the server.
-pub fn live_document(
-    snapshot: &Snapshot,
-    target: &Target,
-    dir: Option<&Path>,
-) -> Result<Document, UserError> {
+pub fn live_document(snapshot: &Snapshot, stem: &str, dir: Option<&Path>) -> Result<Document, UserError> {
     let mut text = serde_json::to_string_pretty(snapshot)
         .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
     text.push('\n');
-    let name = format!("{}.json", target.file_stem());
+    let name = format!("{stem}.json");
     let path = match dir {
         Some(dir) => {
             let path = dir.join(&name);

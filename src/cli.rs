@@ -61,6 +61,22 @@ pub enum CollectCommand {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Read this machine's storage facts (Linux sysfs, Windows storage CIM), or those of a disk
+    /// image or raw device from its bytes: partition offsets, cluster sizes, stripe geometry.
+    Host {
+        /// A raw disk image or a fixed VHD (golden VM images, cloud disks before deployment).
+        #[arg(long, value_name = "FILE", conflicts_with = "device")]
+        image: Option<PathBuf>,
+        /// A block device, read directly (needs read access to it, usually root).
+        #[arg(long, value_name = "DEVICE")]
+        device: Option<PathBuf>,
+        /// The host name to record (default: this machine's, or the image file's name).
+        #[arg(long = "host", value_name = "NAME")]
+        host_name: Option<String>,
+        /// Write the snapshot to FILE (atomically) rather than to stdout.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -86,8 +102,12 @@ pub enum InspectFormat {
 pub struct CheckArgs {
     /// Snapshot files (`.json`) or directories of them. Files of the same host merge into one
     /// view (volumes join by volume id).
-    #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory"])]
+    #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
+    /// Check this machine: its host facts, merged with the local SQL Server's when one answers
+    /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner.
+    #[arg(long, conflicts_with = "inventory", help_heading = "Live collection")]
+    pub local: bool,
     /// Collect from this SQL Server and check it: `host`, `host\instance` or `host,port`.
     /// Repeatable.
     #[arg(long = "server", value_name = "SERVER", help_heading = "Live collection")]

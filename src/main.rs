@@ -34,6 +34,14 @@ fn main() -> ExitCode {
         Command::Collect { command: cli::CollectCommand::Sql { server, connect, output } } => {
             collect::command::sql(&server, &connect, output.as_deref())
         }
+        Command::Collect { command: cli::CollectCommand::Host { image, device, host_name, output } } => {
+            collect::command::host(
+                image.as_deref(),
+                device.as_deref(),
+                host_name.as_deref(),
+                output.as_deref(),
+            )
+        }
         Command::Plugin { command: cli::PluginCommand::Inspect { file, format } } => {
             plugin::inspect::run(&file, format == cli::InspectFormat::Json)
                 .map(|()| ExitCode::SUCCESS)

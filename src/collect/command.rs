@@ -27,7 +27,32 @@ pub fn sql(server: &str, connect: &ConnectArgs, output: Option<&Path>) -> Result
         Some(Err(e)) => return Err(UserError::plain(format!("{server}: {e}"))),
         None => return Err(UserError::plain(format!("{server}: no result"))),
     };
-    let mut text = serde_json::to_string_pretty(&snapshot)
+    save(&snapshot, output)
+}
+
+/// `spindle collect host`: this machine, a disk image or a raw device.
+pub fn host(
+    image: Option<&Path>,
+    device: Option<&Path>,
+    host_name: Option<&str>,
+    output: Option<&Path>,
+) -> Result<ExitCode, UserError> {
+    let snapshot = match image.or(device) {
+        None => super::host::this_machine()?,
+        Some(path) => super::host::image(path, host_name)?,
+    };
+    let snapshot = match host_name {
+        Some(name) => spindle_core::facts::Snapshot {
+            host: spindle_core::facts::Host { name: name.to_owned(), ..snapshot.host },
+            ..snapshot
+        },
+        None => snapshot,
+    };
+    save(&snapshot, output)
+}
+
+fn save(snapshot: &spindle_core::facts::Snapshot, output: Option<&Path>) -> Result<ExitCode, UserError> {
+    let mut text = serde_json::to_string_pretty(snapshot)
         .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
     text.push('\n');
     match output {

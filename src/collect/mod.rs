@@ -4,5 +4,6 @@
 pub mod args;
 pub mod command;
 pub mod fleet;
+pub mod host;
 pub mod inventory;
 pub mod sql;
