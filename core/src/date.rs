@@ -45,6 +45,14 @@ impl Date {
     }
 }
 
+/// `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, UTC) for a count of seconds since 1970-01-01 UTC. The
+/// caller reads the clock; the core only formats.
+pub fn rfc3339_utc(secs_since_epoch: u64) -> String {
+    let days = i64::try_from(secs_since_epoch / 86_400).unwrap_or(i64::MAX / 2);
+    let s = secs_since_epoch % 86_400;
+    format!("{}T{:02}:{:02}:{:02}Z", Date::from_days_since_epoch(days), s / 3600, s / 60 % 60, s % 60)
+}
+
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
@@ -53,7 +61,13 @@ impl fmt::Display for Date {
 
 #[cfg(test)]
 mod tests {
-    use super::Date;
+    use super::{Date, rfc3339_utc};
+
+    #[test]
+    fn rfc3339() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_413_873_612), "2014-10-21T06:40:12Z");
+    }
 
     #[test]
     fn parses_and_rejects() {

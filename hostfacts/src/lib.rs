@@ -14,3 +14,9 @@
 pub mod image;
 pub mod linux;
 pub mod windows;
+
+/// The current time as RFC 3339 UTC, for `collected_at`.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    spindle_core::date::rfc3339_utc(secs)
+}

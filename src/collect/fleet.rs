@@ -41,8 +41,29 @@ pub fn run<E>(
     jobs: &[Job],
     concurrency: usize,
     progress: bool,
-    mut done: impl FnMut(usize, Result<Snapshot, CollectError>) -> Result<(), E>,
+    done: impl FnMut(usize, Result<Snapshot, CollectError>) -> Result<(), E>,
 ) -> Result<(), E> {
+    run_with(
+        jobs,
+        concurrency,
+        progress,
+        |job: Job| async move { collect(&job.target, &job.options).await },
+        done,
+    )
+}
+
+/// [`run`] with the collection itself given: the tests give one that panics.
+fn run_with<E, F, Fut>(
+    jobs: &[Job],
+    concurrency: usize,
+    progress: bool,
+    collect_one: F,
+    mut done: impl FnMut(usize, Result<Snapshot, CollectError>) -> Result<(), E>,
+) -> Result<(), E>
+where
+    F: Fn(Job) -> Fut,
+    Fut: std::future::Future<Output = Result<Snapshot, CollectError>> + Send + 'static,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -65,9 +86,10 @@ pub fn run<E>(
         loop {
             while tasks.len() < concurrency.max(1) && next < jobs.len() {
                 let job = jobs[next].clone();
+                let deadline = job.deadline();
+                let work = collect_one(job);
                 let handle = tasks.spawn(async move {
-                    let deadline = job.deadline();
-                    match tokio::time::timeout(deadline, collect(&job.target, &job.options)).await {
+                    match tokio::time::timeout(deadline, work).await {
                         Ok(r) => r,
                         Err(_) => Err(CollectError(format!(
                             "gave up after {} s without a complete answer",
@@ -112,4 +134,89 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::collect::sql::connect::{Auth, Encryption, Settings};
+
+    fn job(i: usize) -> Job {
+        Job {
+            target: Target::parse(&format!("sql{i:02}")).unwrap(),
+            label: format!("sql{i:02}"),
+            options: Options {
+                settings: Settings {
+                    auth: Auth::Integrated,
+                    encryption: Encryption::Required,
+                    connect_timeout: Duration::from_secs(1),
+                    query_timeout: Duration::from_secs(1),
+                },
+                sample: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_panic_in_one_collection_is_that_servers_error() {
+        let jobs: Vec<Job> = (0..20).map(job).collect();
+        let mut outcomes = vec![None; jobs.len()];
+        let r: Result<(), ()> = run_with(
+            &jobs,
+            4,
+            false,
+            |job: Job| async move {
+                if job.label == "sql07" {
+                    panic!("assertion failed: header.length >= 8");
+                }
+                Ok(Snapshot {
+                    host: spindle_core::facts::Host { name: job.label, ..Default::default() },
+                    ..Default::default()
+                })
+            },
+            |i, outcome| {
+                outcomes[i] = Some(outcome);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        for (i, o) in outcomes.iter().enumerate() {
+            match o.as_ref().expect("every job reports") {
+                Ok(s) => assert_eq!(s.host.name, format!("sql{i:02}")),
+                Err(e) => {
+                    assert_eq!(i, 7);
+                    assert!(e.0.contains("the TDS driver failed") && e.0.contains("header.length"), "{e}");
+                }
+            }
+        }
+        assert!(outcomes[7].as_ref().unwrap().is_err());
+    }
+
+    #[test]
+    fn concurrency_is_bounded() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let jobs: Vec<Job> = (0..30).map(job).collect();
+        let (now, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let r: Result<(), ()> = run_with(
+            &jobs,
+            5,
+            false,
+            |_job: Job| {
+                let (now, peak) = (now.clone(), peak.clone());
+                async move {
+                    let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(n, Ordering::SeqCst);
+                    tokio::task::yield_now().await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    Err(CollectError("down".into()))
+                }
+            },
+            |_, _| Ok(()),
+        );
+        assert!(r.is_ok());
+        assert!(peak.load(Ordering::SeqCst) <= 5, "peak {}", peak.load(Ordering::SeqCst));
+    }
 }

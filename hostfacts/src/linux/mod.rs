@@ -85,21 +85,11 @@ pub fn collect_live() -> Result<Snapshot, LinuxError> {
     #[cfg(target_os = "linux")]
     {
         let mut s = collect(Path::new("/"), &LiveFs)?;
-        s.collected_at = Some(now_rfc3339());
+        s.collected_at = Some(crate::now_rfc3339());
         Ok(s)
     }
     #[cfg(not(target_os = "linux"))]
     {
         Err(LinuxError::Unsupported)
     }
-}
-
-/// The current UTC time as RFC 3339, to the second.
-#[cfg(target_os = "linux")]
-fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let secs = i64::try_from(secs).unwrap_or(0);
-    let date = spindle_core::date::Date::from_days_since_epoch(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    format!("{date}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60)
 }

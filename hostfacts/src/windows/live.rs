@@ -6,14 +6,11 @@
 //! in the query (or the `wmi` crate's field-by-field deserialisation) would fail the whole
 //! class.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::de::value::MapDeserializer;
 use serde::de::{DeserializeOwned, IntoDeserializer};
 use wmi::{Variant, WMIConnection, WMIError};
 
 use super::WindowsError;
-use super::map::rfc3339;
 use super::rows::*;
 
 const CIMV2: &str = "ROOT\\CIMV2";
@@ -22,7 +19,7 @@ const STORAGE: &str = "ROOT\\Microsoft\\Windows\\Storage";
 pub(super) fn collect() -> Result<WmiRows, WindowsError> {
     let cimv2 = WMIConnection::with_namespace_path(CIMV2)
         .map_err(|e| WindowsError::Connect { namespace: CIMV2.to_string(), message: describe(&e) })?;
-    let collected_at = SystemTime::now().duration_since(UNIX_EPOCH).ok().map(|d| rfc3339(d.as_secs()));
+    let collected_at = Some(crate::now_rfc3339());
     let mut rows = WmiRows {
         computer_name: std::env::var("COMPUTERNAME").ok(),
         collected_at,

@@ -1025,12 +1025,3 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 fn index_by<T>(rows: &[T], key: impl Fn(&T) -> Option<&str>) -> HashMap<String, usize> {
     rows.iter().enumerate().filter_map(|(i, r)| Some((key(r)?.to_string(), i))).collect()
 }
-
-/// `YYYY-MM-DDTHH:MM:SS+00:00` for a count of seconds since 1970-01-01 UTC.
-#[cfg_attr(not(windows), allow(dead_code))]
-pub(crate) fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let s = secs % 86_400;
-    let date = spindle_core::date::Date::from_days_since_epoch(days);
-    format!("{date}T{:02}:{:02}:{:02}+00:00", s / 3600, s / 60 % 60, s % 60)
-}

@@ -5,7 +5,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use spindle_core::facts::{Backing, CloudProvider, Media, Partition, PartitionStyle, Snapshot, Volume};
 
-use super::map::rfc3339;
 use super::*;
 
 fn ok<T: DeserializeOwned>(v: Value) -> Rows<T> {
@@ -635,12 +634,6 @@ fn volume_ids_as_sql_server_reports_them() {
     {
         assert_eq!(volume_guid_path(s), None, "{s}");
     }
-}
-
-#[test]
-fn timestamps() {
-    assert_eq!(rfc3339(0), "1970-01-01T00:00:00+00:00");
-    assert_eq!(rfc3339(1_413_873_612), "2014-10-21T06:40:12+00:00");
 }
 
 #[test]

@@ -128,7 +128,8 @@ impl Session<'_> {
         // Unknown version: try everything; the server says what it lacks.
         let at_least = |v: (u32, u32, u32)| version.is_none_or(|have| have >= v);
 
-        let mut c = Collected { collected_at: Some(now_rfc3339()), ..Collected::default() };
+        let mut c =
+            Collected { collected_at: Some(spindle_hostfacts::now_rfc3339()), ..Collected::default() };
         let sys_info_sql =
             if major.is_some_and(|m| m < 11) { queries::SYS_INFO_2008 } else { queries::SYS_INFO };
         c.sys_info = Some(
@@ -229,13 +230,4 @@ fn what(sql: &str) -> &str {
         }
     }
     "SERVERPROPERTY"
-}
-
-/// Now, as RFC 3339 UTC to the second.
-pub fn now_rfc3339() -> String {
-    let secs =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let date = spindle_core::date::Date::from_days_since_epoch((secs / 86_400) as i64);
-    let t = secs % 86_400;
-    format!("{date}T{:02}:{:02}:{:02}Z", t / 3600, t / 60 % 60, t % 60)
 }
