@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs the partitioning and formatting tools spindle-hostfacts' image tests build disk images
-# with, only when one is missing (apt-get; Debian/Ubuntu). Idempotent and quiet when all are there.
+# Installs what the tests need beyond Rust, only when something is missing (apt-get;
+# Debian/Ubuntu). Idempotent and quiet when all is there:
+# - the partitioning and formatting tools the image and Linux-collector tests build disks with;
+# - loop devices and mounting (losetup, partx, mount) for the Linux collector's loop test;
+# - mingw, the linker the Windows collector is cross-built with.
 set -euo pipefail
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
-    xfs_db:xfsprogs mke2fs:e2fsprogs dumpe2fs:e2fsprogs parted:parted qemu-img:qemu-utils)
+    xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
+    qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
+    blockdev:util-linux x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64)
 
 missing=()
 for t in "${tools[@]}"; do

@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 # spindle-core must stay pure enough to build for WASI 0.2 (the plugin SDK reuses it).
 rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasip2
 
+# The system tools the tests drive (disk-image tools, loop devices, mingw), when missing.
+bash scripts/install-test-tools.sh
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 cargo fmt --manifest-path examples/plugins/Cargo.toml --all -- --check
@@ -18,13 +21,10 @@ echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 echo "== spindle-hostfacts for x86_64-pc-windows-gnu (the WMI collector, cross-built with mingw)"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
-command -v x86_64-w64-mingw32-gcc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64; }
 cargo clippy -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
 cargo build -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
-bash scripts/install-linux-test-tools.sh
 echo "== tests"
-bash scripts/install-test-tools.sh
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --workspace --locked

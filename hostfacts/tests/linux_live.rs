@@ -11,7 +11,7 @@ fn run(cmd: &str, args: &[&str]) -> String {
     let out = Command::new(cmd)
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("{cmd} {args:?}: {e} (run scripts/install-linux-test-tools.sh)"));
+        .unwrap_or_else(|e| panic!("{cmd} {args:?}: {e} (run scripts/install-test-tools.sh)"));
     assert!(out.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }

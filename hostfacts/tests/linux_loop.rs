@@ -4,7 +4,7 @@
 //! `noatime` on a path with a space, XFS twice through a bind mount), then collected live.
 //!
 //! Needs root, loop devices and util-linux/fdisk/e2fsprogs/xfsprogs
-//! (scripts/install-linux-test-tools.sh). Where any of that is missing the test fails saying
+//! (scripts/install-test-tools.sh). Where any of that is missing the test fails saying
 //! so: it never passes without having looked.
 #![cfg(target_os = "linux")]
 
@@ -23,7 +23,7 @@ fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(cmd)
         .args(args)
         .output()
-        .map_err(|e| format!("{cmd}: {e} (run scripts/install-linux-test-tools.sh)"))?;
+        .map_err(|e| format!("{cmd}: {e} (run scripts/install-test-tools.sh)"))?;
     if !out.status.success() {
         return Err(format!(
             "{cmd} {args:?}: {} {}",
@@ -76,7 +76,7 @@ fn loop_device_partitions_and_filesystems() {
     for tool in ["sfdisk", "losetup", "partx", "mkfs.ext4", "mkfs.xfs", "mount", "umount"] {
         assert!(
             run("sh", &["-c", &format!("command -v {tool}")]).is_ok(),
-            "{tool} is missing: run scripts/install-linux-test-tools.sh"
+            "{tool} is missing: run scripts/install-test-tools.sh"
         );
     }
 
