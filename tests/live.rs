@@ -95,6 +95,7 @@ fn a_healthy_server_gives_a_complete_snapshot_in_bytes() {
     let inst = &snap["sql_instances"][0];
     assert_eq!((inst["name"].as_str(), inst["version"].as_str()), (Some("MSSQLSERVER"), Some("16.0.4135.4")));
     assert_eq!(inst["cpu_count"], 8);
+    assert_eq!((inst["product_level"].as_str(), inst["clustered"].as_bool()), (Some("RTM"), Some(false)));
     assert_eq!(inst["instant_file_initialization"], false);
     assert_eq!(inst["service_account"], r"NT Service\MSSQLSERVER", "{:?}", not_collected(&snap));
     let roles: Vec<_> =

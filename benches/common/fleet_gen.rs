@@ -716,6 +716,8 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
     SqlInstance {
         name: instance.clone(),
         version: Some(version.into()),
+        product_level: Some("RTM".into()),
+        clustered: Some(false),
         edition: Some(
             m.r.pick(&["Enterprise Edition: Core-based Licensing (64-bit)", "Standard Edition (64-bit)"])
                 .into(),

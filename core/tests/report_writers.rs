@@ -343,6 +343,7 @@ fn json_report_has_every_field() {
     assert_eq!(raid["reason"], "wmi: no RAID controller tool");
     assert_eq!(raid["location"]["pointer"], "/host");
     assert_eq!(sql01["errors"], serde_json::json!([]));
+    assert_eq!(sql01["collection_error"], Value::Null);
 
     let sql02 = &hosts[1];
     assert_eq!(sql02["sources"], serde_json::json!(["snapshots\\sql02.json"]));
@@ -355,7 +356,7 @@ fn json_report_has_every_field() {
         doc["summary"],
         serde_json::json!({
             "hosts": 2, "errors": 1, "warnings": 1, "notes": 2, "waived": 1, "expired_waivers": 1,
-            "not_evaluated": 3, "rule_errors": 1, "incomplete": true,
+            "not_evaluated": 3, "rule_errors": 1, "collection_errors": 0, "incomplete": true,
         })
     );
 }
@@ -574,4 +575,54 @@ fn plugin_codes_keep_their_namespace() {
     assert_eq!(info.category, "acme/TST");
     assert_eq!(info.severity, Severity::Warning);
     assert_eq!(info.doc_section("How to fix"), Some("Realign, decompress, reformat."));
+}
+
+#[test]
+fn servers_that_gave_no_facts_are_reported_and_make_the_run_incomplete() {
+    let hosts = fleet();
+    let rules = rule_infos();
+    let write = |w: &mut dyn ReportWriter| {
+        let mut summary = Summary::default();
+        w.begin(&rules).unwrap();
+        w.collection_error(r"sql09\SALES", "cannot connect: Connection refused (os error 111)").unwrap();
+        for (v, r) in &hosts {
+            summary.add(r);
+            w.host(v, r).unwrap();
+        }
+        summary.collection_errors += 1;
+        w.finish(&summary).unwrap();
+        summary
+    };
+
+    let mut jw = JsonWriter::new(Vec::new(), VERSION);
+    let summary = write(&mut jw);
+    assert!(summary.incomplete());
+    let doc: Value = serde_json::from_slice(&jw.into_inner()).unwrap();
+    let down = &doc["hosts"][0];
+    assert_eq!(down["host"], r"sql09\SALES");
+    assert_eq!(down["collection_error"], "cannot connect: Connection refused (os error 111)");
+    assert_eq!((down["rules_run"].as_u64(), down["findings"].as_array().map(Vec::len)), (Some(0), Some(0)));
+    assert_eq!(doc["summary"]["collection_errors"], 1);
+    assert_eq!(doc["summary"]["incomplete"], true);
+
+    let mut sw = SarifWriter::new(Vec::new(), VERSION);
+    write(&mut sw);
+    let log = assert_valid_sarif_text(&String::from_utf8(sw.into_inner()).unwrap());
+    let inv = &log["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let note = inv["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["descriptor"]["id"] == "collection-error")
+        .expect("a collection-error notification");
+    assert_eq!(note["level"], "error");
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(r"sql09\SALES: no facts collected: cannot connect")
+    );
+    let index = note["descriptor"]["index"].as_u64().unwrap() as usize;
+    assert_eq!(log["runs"][0]["tool"]["driver"]["notifications"][index]["id"], "collection-error");
 }

@@ -66,8 +66,8 @@ impl Merge for RaidSet {
 
 impl Merge for SqlInstance {
     fn merge_from(&mut self, o: Self) {
-        fill!(self, o; version, edition, cpu_count, instant_file_initialization, service_account,
-            databases);
+        fill!(self, o; version, product_level, edition, clustered, cpu_count, instant_file_initialization,
+            service_account, databases);
     }
 }
 

@@ -10,8 +10,15 @@ pub struct SqlInstance {
     /// `SERVERPROPERTY('ProductVersion')`, e.g. `16.0.4135.4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// `SERVERPROPERTY('ProductLevel')`: `RTM`, `SP1`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_level: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edition: Option<String>,
+    /// `SERVERPROPERTY('IsClustered')`: a failover cluster instance, whose volumes move between
+    /// nodes with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustered: Option<bool>,
     /// `sys.dm_os_sys_info.cpu_count`: logical CPUs the instance sees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_count: Option<u32>,

@@ -140,7 +140,9 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
     let mut instance = SqlInstance {
         name: non_empty(&s.instance_name).unwrap_or_else(|| "MSSQLSERVER".into()),
         version: non_empty(&s.product_version),
+        product_level: non_empty(&s.product_level),
         edition: non_empty(&s.edition),
+        clustered: s.is_clustered.map(|c| c == 1),
         cpu_count: sys_info.as_ref().and_then(|si| si.cpu_count).and_then(|n| u32::try_from(n).ok()),
         ..SqlInstance::default()
     };
