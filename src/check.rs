@@ -224,19 +224,13 @@ fn local_documents(args: &CheckArgs) -> Result<Vec<Document>, UserError> {
             }
         };
         let job = Job { label: name.clone(), target, options };
-        let mut outcome = None;
-        fleet::run(std::slice::from_ref(&job), 1, false, |_, r| -> Result<(), UserError> {
-            outcome = Some(r);
-            Ok(())
-        })?;
-        match outcome {
-            Some(Ok(snapshot)) => docs.push(live_document(
+        match fleet::collect_one(&job) {
+            Ok(snapshot) => docs.push(live_document(
                 &snapshot,
                 &format!("{}-sql", job.target.file_stem()),
                 args.save_snapshots.as_deref(),
             )?),
-            Some(Err(e)) => missing.push(format!("{name}: {e}")),
-            None => missing.push(format!("{name}: no result")),
+            Err(e) => missing.push(format!("{name}: {e}")),
         }
     }
     if let Some(report) = host.collectors.first_mut() {

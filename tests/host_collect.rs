@@ -23,6 +23,14 @@ fn spindle(args: &[&str]) -> Output {
         .expect("spindle runs")
 }
 
+/// `spindle check --local` with the local instance at `server` (plain TDS, the mock's login).
+fn check_local(server: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["check", "--local", "--server", server, "--user", "spindle", "--encrypt", "off"];
+    args.extend_from_slice(&["--format", "json"]);
+    args.extend_from_slice(extra);
+    spindle(&args)
+}
+
 /// The seed-001 layout as a golden image: MBR, one partition at sector 63, NTFS with 4 KiB
 /// clusters.
 fn sector63_image(dir: &TempDir) -> std::path::PathBuf {
@@ -106,18 +114,7 @@ fn this_machine_is_collected_from_its_own_sysfs() {
 #[test]
 fn check_local_merges_host_and_sql_facts_and_says_when_sql_is_missing() {
     // No SQL Server on this machine: host facts checked, SQL rules not evaluated with the reason.
-    let o = spindle(&[
-        "check",
-        "--local",
-        "--server",
-        "127.0.0.1,1",
-        "--user",
-        "spindle",
-        "--encrypt",
-        "off",
-        "--format",
-        "json",
-    ]);
+    let o = check_local("127.0.0.1,1", &[]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["hosts"].as_array().unwrap().len(), 1);
     let ne = report["hosts"][0]["not_evaluated"].as_array().unwrap();
@@ -132,20 +129,7 @@ fn check_local_merges_host_and_sql_facts_and_says_when_sql_is_missing() {
     let server = peers.sql(mock_sql::healthy("LOCALSQL"));
     let dir = TempDir::new("spindle-cli-local");
     let saved = dir.path("saved");
-    let o = spindle(&[
-        "check",
-        "--local",
-        "--server",
-        &server,
-        "--user",
-        "spindle",
-        "--encrypt",
-        "off",
-        "--format",
-        "json",
-        "--save-snapshots",
-        s(&saved),
-    ]);
+    let o = check_local(&server, &["--save-snapshots", s(&saved)]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     let host = &report["hosts"][0];
     assert_eq!(host["sources"].as_array().unwrap().len(), 2, "{host:#}");

@@ -16,17 +16,7 @@ pub fn sql(server: &str, connect: &ConnectArgs, output: Option<&Path>) -> Result
         eprintln!("{w}");
     }
     let job = Job { label: server.to_owned(), target, options };
-    let mut result = None;
-    // The fleet runner, for one server: the same deadlines, and a driver panic is an error.
-    fleet::run(std::slice::from_ref(&job), 1, false, |_, r| -> Result<(), UserError> {
-        result = Some(r);
-        Ok(())
-    })?;
-    let snapshot = match result {
-        Some(Ok(s)) => s,
-        Some(Err(e)) => return Err(UserError::plain(format!("{server}: {e}"))),
-        None => return Err(UserError::plain(format!("{server}: no result"))),
-    };
+    let snapshot = fleet::collect_one(&job).map_err(|e| UserError::plain(format!("{server}: {e}")))?;
     save(&snapshot, output)
 }
 

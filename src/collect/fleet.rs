@@ -52,6 +52,17 @@ pub fn run<E>(
     )
 }
 
+/// One server, with the fleet's protections: the same deadline, and a driver panic becomes
+/// the server's error.
+pub fn collect_one(job: &Job) -> Result<Snapshot, CollectError> {
+    let mut outcome = None;
+    let _: Result<(), ()> = run(std::slice::from_ref(job), 1, false, |_, r| {
+        outcome = Some(r);
+        Ok(())
+    });
+    outcome.unwrap_or_else(|| Err(CollectError("no result".into())))
+}
+
 /// [`run`] with the collection itself given: the tests give one that panics.
 fn run_with<E, F, Fut>(
     jobs: &[Job],
