@@ -264,9 +264,9 @@ fn unreachable_servers_are_errors_of_their_own() {
     };
     assert!(error_of(&refusing).contains("cannot connect"), "{}", error_of(&refusing));
     assert!(error_of(&silent).contains("no login answer within 2 s"), "{}", error_of(&silent));
-    assert!(!error_of(&garbage).is_empty());
+    assert!(error_of(&garbage).contains("Protocol error"), "{}", error_of(&garbage));
     let cut_error = error_of(&cut);
-    assert!(cut_error.contains("sys.master_files") || cut_error.contains("connection"), "{cut_error}");
+    assert_eq!(cut_error, "connection lost while reading sys.master_files: bytes remaining on stream");
     // The good server was checked in full.
     let ok = hosts.iter().find(|h| h["host"] == "SQL04").unwrap();
     assert!(ok["collection_error"].is_null() && !ok["findings"].as_array().unwrap().is_empty());

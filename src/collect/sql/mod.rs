@@ -84,6 +84,12 @@ impl Session<'_> {
                 connect::secs(self.query_timeout),
                 what(sql)
             ))),
+            Err(Error::Io { message, .. }) => {
+                // tiberius nests its I/O wording once per layer; the cause is what is left.
+                let cause =
+                    message.trim_start_matches("An error occurred during the attempt of performing I/O: ");
+                Err(CollectError(format!("connection lost while reading {}: {cause}", what(sql))))
+            }
             Err(e) => Err(CollectError(format!("connection lost while reading {}: {e}", what(sql)))),
         }
     }
