@@ -3,7 +3,7 @@
 //! Order of recognition at byte 0 (each structure would be meaningless as another):
 //! 1. a container: qcow2, VHDX, sparse VMDK, VDI or a dynamic/differencing VHD is refused; a
 //!    fixed VHD (footer in the last 512 bytes) is unwrapped to its data area;
-//! 2. a filesystem written to the whole disk (NTFS, ReFS, XFS at byte 0): partition style
+//! 2. a filesystem written to the whole disk (NTFS, ReFS, XFS or FAT at byte 0): partition style
 //!    `raw`, one volume whose id is the disk id and which has no `backed_by` (the facts model
 //!    has no "directly on a disk" backing);
 //! 3. a protective MBR (type 0xEE) in front of a GPT, or an MBR with its logical partitions;
@@ -285,7 +285,7 @@ fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Re
     };
     let head = read_bytes(src, 0, 0, 512, 512, "sector 0")?;
     let whole = probe(src, 0, size)?;
-    if matches!(whole, Content::Ntfs(_) | Content::Refs | Content::Xfs(_)) {
+    if matches!(whole, Content::Ntfs(_) | Content::Refs | Content::Xfs(_) | Content::Fat(_)) {
         return Ok(whole_disk(out, whole, disk_id, sector_hint));
     }
     let table = mbr::has_signature(&head).then(|| mbr::parse(&head, 0));
@@ -567,6 +567,18 @@ mod tests {
         assert_eq!(f.volumes.unwrap()[0].fs_stripe_width_bytes, Some(262_144));
         assert_eq!(f.disk.logical_sector_bytes, None);
         assert_eq!(f.not_collected[0].fact, "disks[].logical_sector_bytes");
+
+        // A FAT "superfloppy" (boot sector with 55 AA, but no partition table).
+        let mut d = vec![0u8; MIB];
+        d[0x0B..0x0D].copy_from_slice(&512u16.to_le_bytes());
+        d[0x0D] = 8;
+        d[0x20..0x24].copy_from_slice(&2048u32.to_le_bytes());
+        d[0x52..0x5A].copy_from_slice(b"FAT32   ");
+        d[510..512].copy_from_slice(&[0x55, 0xAA]);
+        let f = collect(&d, "f").unwrap();
+        assert_eq!(f.disk.partition_style, Some(PartitionStyle::Raw));
+        let v = &f.volumes.unwrap()[0];
+        assert_eq!((v.filesystem.as_deref(), v.allocation_unit_bytes), (Some("FAT32"), Some(4096)));
 
         let f = collect(&vec![0u8; MIB], "z").unwrap();
         assert_eq!(

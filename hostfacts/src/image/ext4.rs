@@ -4,7 +4,7 @@
 //! (`Documentation/filesystems/ext4/super.rst`) and `struct ext4_super_block` in
 //! `fs/ext4/ext4.h`: s_blocks_count_lo (0x04), s_log_block_size (0x18, block size
 //! 2^(10 + v)), s_magic 0xEF53 (0x38), s_feature_compat (0x5C), s_feature_incompat (0x60),
-//! s_feature_ro_compat (0x64), s_volume_name[16] (0x78), s_blocks_count_hi (0x150, with the
+//! s_feature_ro_compat (0x64), `s_volume_name[16]` (0x78), s_blocks_count_hi (0x150, with the
 //! 64bit feature), s_raid_stride u16 (0x164) and s_raid_stripe_width u32 (0x170), the last two
 //! in filesystem blocks (mke2fs `-E stride=,stripe_width=`).
 //!

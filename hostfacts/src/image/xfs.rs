@@ -2,7 +2,7 @@
 //!
 //! Layout from the "XFS Algorithms & Data Structures" book (kernel.org, chapter "Superblocks")
 //! and `struct xfs_dsb` in the kernel's `fs/xfs/libxfs/xfs_format.h`: magic `XFSB` (0),
-//! sb_blocksize u32 (4), sb_dblocks u64 (8), sb_sectsize u16 (102), sb_fname[12] (108),
+//! sb_blocksize u32 (4), sb_dblocks u64 (8), sb_sectsize u16 (102), `sb_fname[12]` (108),
 //! sb_blocklog u8 (120), sb_unit u32 (184) and sb_width u32 (188). sb_unit and sb_width are in
 //! filesystem blocks here (the `sunit=`/`swidth=` mount options use 512-byte units instead);
 //! mkfs.xfs prints them the same way (`sunit=16 swidth=64 blks`).

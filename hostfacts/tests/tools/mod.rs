@@ -25,6 +25,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("parted", "parted"),
     ("qemu-img", "qemu-utils"),
     ("dd", "coreutils"),
+    ("losetup", "mount"),
 ];
 
 /// The path of `tool`, or a panic saying how to install it.
