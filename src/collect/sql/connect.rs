@@ -108,7 +108,7 @@ fn integrated() -> Result<AuthMethod, String> {
 #[cfg(not(any(windows, all(unix, feature = "kerberos"))))]
 fn integrated() -> Result<AuthMethod, String> {
     Err("integrated authentication needs Windows, or a Linux build with `--features kerberos` \
-         (Debian's libkrb5-dev); use --user with SPINDLE_SQL_PASSWORD, or an access token"
+         (Debian's libkrb5-dev and libclang-dev); use --user with SPINDLE_SQL_PASSWORD, or an access token"
         .into())
 }
 
