@@ -21,7 +21,10 @@ const ROUNDS: usize = 40;
 
 /// Each parse in turn over all the texts, `ROUNDS` times, interleaved so that a busy machine
 /// slows them alike; the best pass of each, per snapshot.
-fn best(parses: &mut [(&str, &[String], &mut dyn FnMut(&str))]) {
+/// A parse to time: its name, the texts it parses, and the parse.
+type Timed<'a> = (&'a str, &'a [String], &'a mut dyn FnMut(&str));
+
+fn best(parses: &mut [Timed<'_>]) {
     let mut best = vec![Duration::MAX; parses.len()];
     for _ in 0..ROUNDS {
         for ((_, texts, parse), best) in parses.iter_mut().zip(&mut best) {
