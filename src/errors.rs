@@ -39,7 +39,9 @@ impl From<PackError> for UserError {
 }
 
 /// A snapshot that could not be read; `text` is the file's content when it was read.
-pub fn load_error(e: LoadError, text: Option<&str>) -> UserError {
+pub fn load_error(mut e: LoadError, text: Option<&str>) -> UserError {
+    // The hint goes under the message, not into it.
+    let help = e.help.take();
     let span = text.filter(|_| e.line > 0).map(|t| {
         let offset = offset_of(t, e.line, e.column);
         SourceSpan::from(offset..(offset + 1).min(t.len()).max(offset))
@@ -48,7 +50,7 @@ pub fn load_error(e: LoadError, text: Option<&str>) -> UserError {
         message: e.to_string(),
         src: span.and(text).map(|t| NamedSource::new(e.path.clone(), t.to_string())),
         span,
-        help: None,
+        help,
     }
 }
 

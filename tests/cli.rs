@@ -119,6 +119,24 @@ fn bad_input_exits_2_naming_file_line_and_column() {
 }
 
 #[test]
+fn unknown_field_names_line_column_pointer_and_the_closest_field() {
+    let dir = TempDir::new().unwrap();
+    let text = "{\n  \"schema_version\": 1,\n  \"host\": {\"name\": \"a\", \"cpu_cont\": 8}\n}\n";
+    let f = write(dir.path(), "typo.json", text);
+    let o = spindle(&["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    // The column is the key's opening quote.
+    for expect in ["typo.json:3:25:", "unknown field `cpu_cont`", "did you mean `cpu_count`?"] {
+        assert!(err.contains(expect), "{expect}: {err}");
+    }
+    // The pointer, wherever the terminal width wraps the message.
+    let joined: String = err.split(['\n', '│']).flat_map(str::split_whitespace).collect();
+    assert!(joined.contains("`cpu_cont`at/host/cpu_cont,expected"), "{err}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
 fn oversized_file_is_refused_without_reading_it() {
     let dir = TempDir::new().unwrap();
     let f = dir.path().join("huge.json");

@@ -19,6 +19,7 @@ pub mod report;
 pub mod rule;
 pub mod schema;
 pub mod source;
+mod tolerant;
 pub mod units;
 pub mod view;
 

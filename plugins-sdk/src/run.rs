@@ -10,7 +10,7 @@ use spindle_core::declare::{Declarations, DeclaredStripe, Workload};
 use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::facts::SCHEMA_VERSION;
 use spindle_core::glob::Glob;
-use spindle_core::load::parse_snapshot;
+use spindle_core::load::parse_snapshot_tolerant;
 use spindle_core::params::{ParamValue, Params};
 use spindle_core::rule::BuiltinRule;
 use spindle_core::view::HostView;
@@ -111,9 +111,15 @@ pub fn check<P: RulePack>(
 
     let declared = declarations(cfg.declared.unwrap_or_default()).map_err(bad)?;
 
-    let doc =
-        parse_snapshot("facts-json", facts_json).map_err(|e| wit::CheckError::BadFacts(e.to_string()))?;
-    let view = HostView::build(vec![doc], declared);
+    // Tolerant: spindle may be newer than the spindle-core this plugin was built with, and send
+    // fields it does not know (the contract lets the facts schema grow). They are skipped, and
+    // said once in the log; no rule of this build can read them anyway.
+    let facts = parse_snapshot_tolerant("facts-json", facts_json)
+        .map_err(|e| wit::CheckError::BadFacts(e.to_string()))?;
+    if !facts.ignored.is_empty() {
+        crate::log::info(ignored_summary(&facts.ignored));
+    }
+    let view = HostView::build(vec![facts.document], declared);
 
     // The pack's order, whatever order spindle lists the codes in.
     let active: Vec<ActiveRule<'_>> = pack
@@ -187,4 +193,65 @@ fn declarations(d: DeclaredJson) -> Result<Declarations, String> {
         });
     }
     Ok(Declarations { workload, stripes })
+}
+
+/// The log line for the facts members this plugin skipped: each path once, with array indices
+/// as `*` and a count, so one new volume field on 40 volumes is one entry.
+fn ignored_summary(ignored: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut paths: Vec<(String, usize)> = vec![];
+    for pointer in ignored {
+        let general = pointer
+            .split('/')
+            .map(|t| if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) { "*" } else { t })
+            .collect::<Vec<_>>()
+            .join("/");
+        match paths.iter_mut().find(|(p, _)| *p == general) {
+            Some((_, n)) => *n += 1,
+            None => paths.push((general, 1)),
+        }
+    }
+    let mut list: Vec<String> = paths
+        .iter()
+        .take(SHOWN)
+        .map(|(p, n)| if *n > 1 { format!("{p} ({n} times)") } else { p.clone() })
+        .collect();
+    if paths.len() > SHOWN {
+        list.push(format!("and {} more", paths.len() - SHOWN));
+    }
+    format!(
+        "facts-json: skipped {} field(s) that this plugin does not know (it was built with an older \
+         spindle-core; rebuild it to read them): {}",
+        ignored.len(),
+        list.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_fields_are_summarised_by_path() {
+        let ignored: Vec<String> = [
+            "/volumes/0/fs_stripe_unit_bytes",
+            "/volumes/0/fs_stripe_width_bytes",
+            "/volumes/1/fs_stripe_unit_bytes",
+            "/collector_build",
+            "/volumes/12/fs_stripe_unit_bytes",
+        ]
+        .map(String::from)
+        .into();
+        let line = ignored_summary(&ignored);
+        assert!(line.starts_with("facts-json: skipped 5 field(s) that this plugin does not know"), "{line}");
+        assert!(
+            line.ends_with(
+                ": /volumes/*/fs_stripe_unit_bytes (3 times), /volumes/*/fs_stripe_width_bytes, /collector_build"
+            ),
+            "{line}"
+        );
+
+        let many: Vec<String> = (0..12).map(|i| format!("/f{i}")).collect();
+        assert!(ignored_summary(&many).ends_with(", /f9, and 2 more"), "{}", ignored_summary(&many));
+    }
 }

@@ -8,7 +8,8 @@ use spindle_core::date::Date;
 use spindle_core::declare::{Declarations, DeclaredStripe, Workload};
 use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::glob::Glob;
-use spindle_core::load::parse_snapshot;
+use spindle_core::load::{line_col, parse_snapshot, parse_snapshot_tolerant};
+use spindle_core::locate::locate;
 use spindle_core::params::Params;
 use spindle_plugin_sdk::testing::{config_json, problems};
 use spindle_plugin_sdk::{BuiltinRule, Ctx, RulePack, check, declare_rule, info, rules, wit};
@@ -257,13 +258,76 @@ fn malformed_arguments_are_named() {
     for (facts, needle) in [
         ("{", "facts-json:"),
         (r#"{"schema_version": 9, "host": {"name": "h"}}"#, "unsupported schema_version 9"),
-        (r#"{"schema_version": 1, "host": {"name": "h", "cpus": 4}}"#, "unknown field `cpus`"),
+        (r#"{"schema_version": 9, "host": {"name": "h", "cpus": 4}}"#, "unsupported schema_version 9"),
+        (r#"{"schema_version": 1, "host": {"name": "h", "cpu_count": "8"}}"#, "invalid type: string \"8\""),
     ] {
         match check::<Builtins>(facts.into(), &["ALN001".into()], "{}") {
             Err(wit::CheckError::BadFacts(m)) => assert!(m.contains(needle), "{m}"),
             other => panic!("expected bad-facts, got {other:?}"),
         }
     }
+}
+
+/// Facts from a newer spindle: fields this build does not know, at the top level, in a volume
+/// and in a partition.
+fn with_unknown_fields(facts: &str) -> String {
+    let mut v: Value = serde_json::from_str(facts).unwrap();
+    v["collector_build"] = json!("9.9.0");
+    for volume in v["volumes"].as_array_mut().into_iter().flatten() {
+        volume["fs_stripe_layout"] = json!({"unit_bytes": 65536, "width_bytes": 262144});
+    }
+    if let Some(p) = v.get_mut("partitions").and_then(|p| p.get_mut(0)) {
+        p["alignment_checked"] = json!(true);
+    }
+    serde_json::to_string_pretty(&v).unwrap()
+}
+
+#[test]
+fn fields_from_a_newer_spindle_are_skipped_and_change_no_finding() {
+    let all = spindle_rules::all();
+    let codes: Vec<String> = all.iter().map(|r| r.meta.code.to_string()).collect();
+    let mut compared = 0;
+    for (name, files) in example_hosts() {
+        let view = view_of(&files, Declarations::default());
+        let facts = serde_json::to_string_pretty(&view.to_snapshot()).unwrap();
+        if !facts.contains("\"volumes\"") {
+            continue;
+        }
+        let newer = with_unknown_fields(&facts);
+
+        let known = check::<Builtins>(facts, &codes, "{}").unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let got = check::<Builtins>(newer.clone(), &codes, "{}").unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let lines = |o: &wit::CheckOutput| {
+            let mut l: Vec<String> = o.findings.iter().map(line_of_finding).collect();
+            l.extend(o.not_evaluated.iter().map(line_of_not_evaluated));
+            l
+        };
+        assert_eq!(lines(&got), lines(&known), "{name}");
+        compared += known.findings.len();
+
+        // What the plugin skipped: every field added, and nothing else.
+        let tolerated = parse_snapshot_tolerant("facts-json", newer.clone()).unwrap();
+        let volumes = tolerated.document.snapshot.volumes.as_ref().map_or(0, Vec::len);
+        let partitions =
+            usize::from(tolerated.document.snapshot.partitions.as_ref().is_some_and(|p| !p.is_empty()));
+        assert_eq!(tolerated.ignored.len(), 1 + volumes + partitions, "{name}: {:?}", tolerated.ignored);
+        assert!(tolerated.ignored.contains(&"/collector_build".to_string()), "{:?}", tolerated.ignored);
+        assert!(
+            tolerated.ignored.contains(&"/volumes/0/fs_stripe_layout".to_string()),
+            "{:?}",
+            tolerated.ignored
+        );
+
+        // A snapshot file is read strictly: the same text is refused at the first unknown field,
+        // with the line and column of its key.
+        let first = &tolerated.ignored[0];
+        let key = first.rsplit('/').next().unwrap();
+        let e = parse_snapshot(&format!("{name}.json"), newer.clone()).unwrap_err();
+        let at = locate(&newer, first).unwrap().key.unwrap().start;
+        assert_eq!((e.line, e.column), line_col(&newer, at), "{name}: {e}");
+        assert!(e.message.starts_with(&format!("unknown field `{key}` at {first}, expected one of")), "{e}");
+    }
+    assert!(compared > 10, "the examples should produce findings to compare, got {compared}");
 }
 
 #[test]
