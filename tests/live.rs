@@ -350,6 +350,28 @@ fn a_fleet_of_fifty_with_three_bad_servers() {
 }
 
 #[test]
+fn an_access_token_from_the_environment_reaches_the_server_and_nowhere_else() {
+    let peers = Peers::new();
+    let (server, store) = peers.sql_recording(healthy("AAD01"));
+    let token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.spindle-test-token";
+    let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["collect", "sql", "--server", &server, "--access-token-env", "AAD_TOKEN", "--encrypt", "off"])
+        .env("AAD_TOKEN", token)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("\"AAD01\"") && !stdout.contains(token));
+    let seen: Vec<Option<String>> = peers.rt.block_on(async {
+        store.lock().await.all().values().map(|c| c.received_token_as_string()).collect()
+    });
+    assert_eq!(seen, [Some(token.to_string())], "the token is the login");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("warning: --encrypt off"), "plain TDS warns: {stderr}");
+    assert!(!stderr.contains(token));
+}
+
+#[test]
 fn secrets_stay_out_of_the_command_line_and_the_output() {
     let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
         .args(["collect", "sql", "--server", "127.0.0.1,1", "--user", "spindle"])

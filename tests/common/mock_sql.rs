@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mssql_mock_tds::{
-    ColumnDefinition, ColumnValue, MockTdsServer, QueryResponse, Row, SqlDataType, TerminalError,
+    ColumnDefinition, ColumnValue, ConnectionStore, MockTdsServer, QueryResponse, Row, SqlDataType,
+    TerminalError,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -31,6 +32,14 @@ impl Peers {
 
     /// A mock SQL Server answering `responses`; returns `127.0.0.1,PORT`.
     pub fn sql(&self, responses: Vec<(&'static str, QueryResponse)>) -> String {
+        self.sql_recording(responses).0
+    }
+
+    /// [`Peers::sql`], with the record of what each connection sent (login token, ...).
+    pub fn sql_recording(
+        &self,
+        responses: Vec<(&'static str, QueryResponse)>,
+    ) -> (String, Arc<tokio::sync::Mutex<ConnectionStore>>) {
         self.rt.block_on(async {
             let server = MockTdsServer::new("127.0.0.1:0").await.unwrap();
             let addr = server.local_addr();
@@ -41,8 +50,9 @@ impl Peers {
                     reg.register(sql, response);
                 }
             }
+            let store = server.connection_store();
             tokio::spawn(server.run());
-            target(addr)
+            (target(addr), store)
         })
     }
 
