@@ -2,9 +2,9 @@
 //! uses a stripe, but N is the mount option `stripe=`, else the superblock's
 //! `s_raid_stripe_width`, else its `s_raid_stride` (fs/ext4/super.c `ext4_get_stripe_size`), so
 //! on its own it does not say whether it is a width or a unit. The superblock says: it is 1024
-//! bytes into the device (Documentation/filesystems/ext4/super.rst), with `s_log_block_size`
-//! at 0x18 (block size = 1024 << n), `s_magic` 0xEF53 at 0x38, `s_raid_stride` (le16, blocks)
-//! at 0x164 and `s_raid_stripe_width` (le32, blocks) at 0x170 (`mke2fs -E stride=,stripe_width=`).
+//! bytes into the device (Documentation/filesystems/ext4/super.rst; parsed by
+//! [`crate::image::ext4`]): `s_raid_stride` and `s_raid_stripe_width`, in blocks
+//! (`mke2fs -E stride=,stripe_width=`).
 //! It is read from `/dev/<name>` under the root, which needs read access to the device (root);
 //! a captured tree has no device, and the geometry is then recorded as not collected when
 //! mountinfo shows a stripe.
@@ -23,29 +23,16 @@ pub struct Ext4Stripe {
     pub stripe_width_blocks: u64,
 }
 
-/// Parses the 1024-byte superblock.
+/// Parses the 1024-byte superblock, with the image collector's bounds-checked parser (one
+/// reading of the on-disk layout for both collectors).
 pub fn parse_superblock(sb: &[u8]) -> Result<Ext4Stripe, String> {
-    if sb.len() < 0x174 {
-        return Err(format!("superblock is {} bytes, too short", sb.len()));
-    }
-    let le16 = |o: usize| u64::from(u16::from_le_bytes([sb[o], sb[o + 1]]));
-    let le32 = |o: usize| u64::from(u32::from_le_bytes([sb[o], sb[o + 1], sb[o + 2], sb[o + 3]]));
-    if le16(0x38) != 0xEF53 {
-        return Err(format!("no ext2/3/4 magic (read {:#06x})", le16(0x38)));
-    }
-    let log = le32(0x18);
-    if log > 6 {
-        return Err(format!("s_log_block_size {log} is out of range"));
-    }
-    let block_bytes = 1024u64 << log;
-    let (stride, width) = (le16(0x164), le32(0x170));
-    let bytes = |n: u64| (n > 0).then(|| n * block_bytes);
+    let s = crate::image::ext4::parse(sb, 1024).map_err(|e| e.to_string())?;
     Ok(Ext4Stripe {
-        block_bytes,
-        stride_bytes: bytes(stride),
-        stripe_width_bytes: bytes(width),
-        stride_blocks: stride,
-        stripe_width_blocks: width,
+        block_bytes: u64::from(s.block_bytes),
+        stride_bytes: s.stripe_unit_bytes(),
+        stripe_width_bytes: s.stripe_width_bytes(),
+        stride_blocks: u64::from(s.raid_stride_blocks),
+        stripe_width_blocks: u64::from(s.raid_stripe_width_blocks),
     })
 }
 
