@@ -12,22 +12,22 @@
 //! Environment: `FLEET_SNAPSHOTS` (default 10000), `FLEET_RUNS` (timed runs per measurement, the
 //! best is kept; default 3), `FLEET_KEEP=1` (keep the generated fleets and print where).
 
+#[path = "common/child.rs"]
+mod child;
 #[path = "common/fleet_gen.rs"]
 mod fleet_gen;
 #[path = "common/machine.rs"]
 mod machine;
 
+use child::ChildRun;
 use machine::{find_spindle, machine};
 
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{BufWriter, ErrorKind, Write};
-use std::os::unix::fs::FileExt;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use spindle_core::date::Date;
@@ -46,14 +46,13 @@ const DEFAULT_SNAPSHOTS: usize = 10_000;
 /// The smaller fleet, checked too so that peak memory can be compared across sizes.
 const SMALL_FLEET: usize = 1_000;
 /// First argument of the bench executable when it runs as the measuring wrapper.
-const WRAPPER_FLAG: &str = "--fleet-measure-child";
 /// Waiver expiry is relative to today; pin it so that runs are comparable.
 const TODAY: &str = "2025-06-01";
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == WRAPPER_FLAG) {
-        return wrapper_main(&args[2..]);
+    if args.get(1).is_some_and(|a| a == child::WRAPPER_FLAG) {
+        return child::wrapper_main(&args[2..]);
     }
     // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this file as a test
     // without it: then only check that the generator's snapshots load, in a moment.
@@ -102,142 +101,26 @@ fn smoke() -> Result<(), String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measuring the spindle binary.
-
-/// One run of the checker, as the wrapper measured it.
-#[derive(Debug, Clone, Copy)]
-struct ChildRun {
-    wall: Duration,
-    cpu: Duration,
-    /// `ru_maxrss` of the checker, from `wait4` (KiB).
-    maxrss_kib: u64,
-    /// Largest `VmHWM` seen while polling `/proc/<pid>/status` (KiB): a lower bound.
-    polled_hwm_kib: u64,
-    /// The wrapper's own peak RSS when it spawned the checker (KiB): `ru_maxrss` cannot be less.
-    wrapper_kib: u64,
-    status: i32,
-}
-
-/// The wrapper: runs `args` (the checker and its arguments), reaps it with `wait4` to get *its*
-/// rusage, and prints the figures on one line.
-///
-/// Why a wrapper: Linux counts in a child's `ru_maxrss` the peak RSS of the address space it had
-/// before `exec` (fs/exec.c: `setmax_mm_hiwater_rss` on the old mm). Rust spawns with
-/// `posix_spawn` (vfork: the child runs in the parent's address space until it execs), so the
-/// checker spawned from the bench process would inherit the bench's own peak (generated fleet
-/// buffers, the floor's parses). `RUSAGE_CHILDREN` is worse still: it is the maximum over every
-/// child ever waited for. This freshly exec'd wrapper has a peak of a few MiB, which it reports,
-/// and `wait4` gives the one child's rusage, so each measurement is isolated and exact.
-fn wrapper_main(args: &[OsString]) -> ExitCode {
-    let Some((program, rest)) = args.split_first() else {
-        eprintln!("{WRAPPER_FLAG}: no command");
-        return ExitCode::FAILURE;
-    };
-    let start = Instant::now();
-    let child = match Command::new(program).args(rest).stdin(Stdio::null()).stdout(Stdio::null()).spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{}: {e}", Path::new(program).display());
-            return ExitCode::FAILURE;
-        }
-    };
-    let wrapper_kib = self_maxrss_kib();
-    let pid = child.id() as libc::pid_t;
-    // A cross-check for ru_maxrss: poll VmHWM. The open file stays bound to this process, so a
-    // reused pid is never read.
-    let done = Arc::new(AtomicBool::new(false));
-    let poller = fs::File::open(format!("/proc/{pid}/status")).ok().map(|f| {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || {
-            let mut best = 0;
-            let mut buf = vec![0u8; 8192];
-            while !done.load(Ordering::Relaxed) {
-                if let Ok(n) = f.read_at(&mut buf, 0)
-                    && let Some(kib) = vm_hwm_kib(&buf[..n])
-                {
-                    best = best.max(kib);
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            best
-        })
-    });
-    let mut status = 0;
-    // SAFETY: rusage is plain old data; wait4 fills it for the child we spawned and have not
-    // reaped (std::process::Child only reaps in wait/try_wait, which are never called).
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == pid {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != ErrorKind::Interrupted {
-            eprintln!("wait4: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    let wall = start.elapsed();
-    drop(child);
-    done.store(true, Ordering::Relaxed);
-    let polled = poller.and_then(|p| p.join().ok()).unwrap_or(0);
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -libc::WTERMSIG(status) };
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    println!(
-        "{} {} {} {} {} {}",
-        wall.as_nanos(),
-        tv(ru.ru_utime) + tv(ru.ru_stime),
-        ru.ru_maxrss,
-        polled,
-        wrapper_kib,
-        code
-    );
-    ExitCode::SUCCESS
-}
-
-fn self_maxrss_kib() -> u64 {
-    // SAFETY: as above.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    ru.ru_maxrss as u64
-}
-
-fn vm_hwm_kib(status: &[u8]) -> Option<u64> {
-    let text = std::str::from_utf8(status).ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line["VmHWM:".len()..].trim().trim_end_matches("kB").trim().parse().ok()
-}
+// Measuring the spindle binary: under the shared wrapper (common/child.rs), which reaps it with
+// `wait4` so its peak RSS is its own.
 
 /// Runs `spindle check DIR --format FORMAT --output OUT --fail-on never` under the wrapper.
 fn run_check(spindle: &Path, dir: &Path, format: &str, out: &Path) -> Result<ChildRun, String> {
-    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let output = Command::new(me)
-        .arg(WRAPPER_FLAG)
-        .arg(spindle)
-        .arg("check")
-        .arg(dir)
-        .args(["--format", format, "--fail-on", "never", "--output"])
-        .arg(out)
-        .env("SPINDLE_TODAY", TODAY)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run the wrapper: {e}"))?;
-    let line = String::from_utf8_lossy(&output.stdout);
-    let v: Vec<i64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-    let [wall_ns, cpu_us, maxrss, polled, wrapper, status] = v[..] else {
-        return Err(format!("wrapper failed ({}): {line:?}", output.status));
-    };
-    if status != 0 {
-        return Err(format!("spindle check exited with {status}"));
+    let args: Vec<&OsStr> = vec![
+        OsStr::new("check"),
+        dir.as_os_str(),
+        OsStr::new("--format"),
+        OsStr::new(format),
+        OsStr::new("--fail-on"),
+        OsStr::new("never"),
+        OsStr::new("--output"),
+        out.as_os_str(),
+    ];
+    let run = child::measure(spindle, &args, &[("SPINDLE_TODAY", TODAY)])?;
+    if run.status != 0 {
+        return Err(format!("spindle check exited with {}: {}", run.status, run.stderr));
     }
-    Ok(ChildRun {
-        wall: Duration::from_nanos(wall_ns as u64),
-        cpu: Duration::from_micros(cpu_us as u64),
-        maxrss_kib: maxrss as u64,
-        polled_hwm_kib: polled as u64,
-        wrapper_kib: wrapper as u64,
-        status: status as i32,
-    })
+    Ok(run)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,9 +426,12 @@ fn bench() -> Result<(), String> {
             }
             check_runs.push(c.wall);
             // Fastest run's time; the largest peak of any run (memory is not best-of).
-            let peak = best.map_or(0, |b| b.maxrss_kib).max(c.maxrss_kib);
-            let polled = best.map_or(0, |b| b.polled_hwm_kib).max(c.polled_hwm_kib);
-            let mut keep = if best.is_none_or(|b| c.wall < b.wall) { c } else { best.unwrap() };
+            let peak = best.as_ref().map_or(0, |b| b.maxrss_kib).max(c.maxrss_kib);
+            let polled = best.as_ref().map_or(0, |b| b.polled_hwm_kib).max(c.polled_hwm_kib);
+            let mut keep = match best.take() {
+                Some(b) if b.wall <= c.wall => b,
+                _ => c,
+            };
             keep.maxrss_kib = peak;
             keep.polled_hwm_kib = polled;
             best = Some(keep);
