@@ -196,11 +196,10 @@ enum Miss<'a> {
     Disk(&'a Located<Disk>, &'static str, String),
 }
 
-fn floor_of_volume<'a>(
-    cx: &Ctx<'a>,
-    v: &'a Located<Volume>,
-    fl: &Floors,
-) -> Result<(DiskFloor, String), Miss<'a>> {
+/// A volume's floor and the description of its disks, or why there is none.
+type Floor<'a> = Result<(DiskFloor, String), Miss<'a>>;
+
+fn floor_of_volume<'a>(cx: &Ctx<'a>, v: &'a Located<Volume>, fl: &Floors) -> Floor<'a> {
     let view = cx.view;
     let ids = view.physical_disks_of_volume(v).filter(|ids| !ids.is_empty()).ok_or_else(|| {
         Miss::Volume(
@@ -256,7 +255,7 @@ fn check(cx: &mut Ctx<'_>) {
     let mut missed: BTreeSet<String> = BTreeSet::new();
     // The floor of each volume, worked out for its first slow file only: it names and formats
     // every disk under the volume, and a volume holds many files.
-    let mut floors: Vec<(&Located<Volume>, Result<(DiskFloor, String), Miss<'_>>)> = vec![];
+    let mut floors: Vec<(&Located<Volume>, Floor<'_>)> = vec![];
 
     for (_, f) in view.files() {
         let directions: &[Direction] = match f.file_type {
