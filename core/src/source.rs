@@ -33,12 +33,7 @@ impl SourceDoc {
     pub fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.text.len());
         let lines = self.lines.get_or_init(|| {
-            // A plain byte loop: pretty-printed snapshots have a line every 30 bytes or so, and
-            // a `match_indices` call per line costs several times more than the bytes it skips.
-            let mut starts = Vec::with_capacity(self.text.len() / 32 + 1);
-            starts.push(0);
-            starts.extend(self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-            starts
+            std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
         });
         let line = lines.partition_point(|&start| start <= byte);
         let start = lines[line - 1];
