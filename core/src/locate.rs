@@ -5,6 +5,7 @@
 //! names, skipping (and checking) the values it passes. No recursion, so no nesting is too deep;
 //! malformed text gives `None`, never a panic.
 
+use std::fmt::Write as _;
 use std::ops::Range;
 
 /// Where a pointer's value is in the text, as byte ranges.
@@ -82,22 +83,26 @@ pub fn containers(text: &str) -> Option<Vec<(String, usize)>> {
             c @ (b'{' | b'[') => {
                 // Entities sit at most six tokens deep (`/sql_instances/0/databases/2/files/7`);
                 // what is deeper is found from them, so it need not cost an entry each.
-                if open.len() <= MAX_INDEXED_DEPTH {
-                    out.push((path.clone(), s.pos));
-                }
-                s.pos += 1;
-                s.ws();
-                let close = if c == b'{' { b'}' } else { b']' };
-                if s.peek()? == close {
-                    s.pos += 1;
+                out.push((path.clone(), s.pos));
+                if open.len() == MAX_INDEXED_DEPTH {
+                    // Nothing inside is indexed: skip it whole rather than build the pointer of
+                    // every member (most of a snapshot is the members of its database files).
+                    s.value()?;
                 } else {
-                    open.push((c, path.len(), 0));
-                    if c == b'{' {
-                        s.member_token(text, &mut path)?;
+                    s.pos += 1;
+                    s.ws();
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    if s.peek()? == close {
+                        s.pos += 1;
                     } else {
-                        path.push_str("/0");
+                        open.push((c, path.len(), 0));
+                        if c == b'{' {
+                            s.member_token(text, &mut path)?;
+                        } else {
+                            path.push_str("/0");
+                        }
+                        continue;
                     }
-                    continue;
                 }
             }
             b'"' => {
@@ -125,8 +130,8 @@ pub fn containers(text: &str) -> Option<Vec<(String, usize)>> {
                         s.member_token(text, &mut path)?;
                     } else {
                         top.2 += 1;
-                        path.push('/');
-                        path.push_str(&top.2.to_string());
+                        // Formatted in place: a `to_string` per element would allocate.
+                        let _ = write!(path, "/{}", top.2);
                     }
                     break;
                 }
@@ -309,12 +314,17 @@ impl Scanner<'_> {
             raw.into()
         };
         path.push('/');
-        for c in name.chars() {
-            match c {
-                '~' => path.push_str("~0"),
-                '/' => path.push_str("~1"),
-                c => path.push(c),
+        if name.contains(['~', '/']) {
+            for c in name.chars() {
+                match c {
+                    '~' => path.push_str("~0"),
+                    '/' => path.push_str("~1"),
+                    c => path.push(c),
+                }
             }
+        } else {
+            // Keys almost never need escaping: copy them whole.
+            path.push_str(&name);
         }
         self.ws();
         self.eat(b':')

@@ -1,8 +1,10 @@
 //! One host's facts, merged from every snapshot file that describes it, with each entity's stable
 //! key, readable label and origin (file and JSON pointer) so findings can point at the fact.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
+use std::sync::OnceLock;
 
 use crate::declare::Declarations;
 use crate::facts::*;
@@ -108,6 +110,27 @@ pub struct HostView {
     volume_ids: HashMap<String, usize>,
     /// Normalised mount points with their volume's index, longest first, for joins by path.
     mounts: Vec<(String, usize)>,
+    /// Joins several rules ask for per file or per volume, answered once per host.
+    memo: Memo,
+}
+
+/// Answers to joins, computed on first use from the view's facts: a rule that asks for the
+/// volume of each of 50 files, or the physical disks of each file's volume, would otherwise
+/// redo the same normalising and walking for every file, in every rule that asks. Computed
+/// lazily so hosts (and rule selections) that never ask pay nothing. They assume the view is
+/// not changed once rules look at it; a clone starts with none.
+#[derive(Debug, Default)]
+struct Memo {
+    /// The index in `volumes` of each database file's volume, by database and file index.
+    file_volumes: OnceLock<Vec<Vec<Option<usize>>>>,
+    /// [`HostView::physical_disks_of_volume`] of each volume, by index in `volumes`.
+    volume_disks: OnceLock<Vec<Option<BTreeSet<String>>>>,
+}
+
+impl Clone for Memo {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
 }
 
 fn merge_into<T: Merge>(
@@ -156,6 +179,7 @@ impl HostView {
             declared,
             volume_ids: HashMap::new(),
             mounts: vec![],
+            memo: Memo::default(),
         };
         let mut raw_instances: Option<Vec<Located<SqlInstance>>> = None;
         for (d, doc) in docs.into_iter().enumerate() {
@@ -404,12 +428,38 @@ impl HostView {
     /// alone. An empty `volume_id` (what `sys.dm_os_volume_stats` reports for a UNC path) counts
     /// as absent.
     pub fn volume_of_file(&self, f: &DbFile) -> Option<&Located<Volume>> {
+        let i = match self.file_position(f) {
+            Some((d, fi)) => {
+                let memo = self.memo.file_volumes.get_or_init(|| {
+                    let files = |d: &DatabaseView| {
+                        d.files.iter().flatten().map(|f| self.find_volume_of_file(f)).collect()
+                    };
+                    self.databases.iter().map(files).collect()
+                });
+                memo[d][fi]
+            }
+            None => self.find_volume_of_file(f),
+        };
+        self.volumes.as_ref()?.get(i?)
+    }
+
+    /// [`HostView::volume_of_file`], worked out: the volume's index in `volumes`.
+    fn find_volume_of_file(&self, f: &DbFile) -> Option<usize> {
         if let Some(id) = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty()) {
-            return self.volume(id);
+            return self.volume_ids.get(&norm_volume_id(id)).copied();
         }
         let path = norm_path(f.physical_name.as_deref()?);
-        let (_, i) = self.mounts.iter().find(|(m, _)| is_under(&path, m))?;
-        self.volumes.as_ref()?.get(*i)
+        self.mounts.iter().find(|(m, _)| is_under(&path, m)).map(|&(_, i)| i)
+    }
+
+    /// Where `f` is in `databases` (database index, file index), when it is one of this view's
+    /// own files, as rules pass them: found by address, so a copy or a file from elsewhere is
+    /// never mistaken for one and is worked out afresh.
+    fn file_position(&self, f: &DbFile) -> Option<(usize, usize)> {
+        self.databases.iter().enumerate().find_map(|(d, dv)| {
+            let fi = dv.files.as_deref()?.iter().position(|l| std::ptr::eq(&l.item, f))?;
+            Some((d, fi))
+        })
     }
 
     /// Partitions that hold data: those a volume or a RAID set is built on. When volumes were
@@ -549,7 +599,22 @@ impl HostView {
     /// The disks whose spindles (or flash) serve a volume: the pool's physical disks under a
     /// virtual disk, a RAID set's members, or the disks of its partitions. `None` when the
     /// backing is not known.
-    pub fn physical_disks_of_volume(&self, v: &Volume) -> Option<BTreeSet<String>> {
+    ///
+    /// Borrowed from the view's memo when `v` is one of its own volumes, as rules pass them.
+    pub fn physical_disks_of_volume(&self, v: &Volume) -> Option<Cow<'_, BTreeSet<String>>> {
+        let volumes = self.volumes.as_deref().unwrap_or_default();
+        let Some(i) = volumes.iter().position(|l| std::ptr::eq(&l.item, v)) else {
+            return self.find_physical_disks(v).map(Cow::Owned);
+        };
+        let memo = self
+            .memo
+            .volume_disks
+            .get_or_init(|| volumes.iter().map(|l| self.find_physical_disks(&l.item)).collect());
+        memo[i].as_ref().map(Cow::Borrowed)
+    }
+
+    /// [`HostView::physical_disks_of_volume`], worked out.
+    fn find_physical_disks(&self, v: &Volume) -> Option<BTreeSet<String>> {
         let mut out = BTreeSet::new();
         match v.backed_by.as_ref()? {
             Backing::VirtualDisk(id) => self.expand_virtual_disk(id, &mut out)?,

@@ -189,17 +189,17 @@ fn slowest(floors: &[DiskFloor]) -> Option<(DiskFloor, String)> {
 }
 
 /// What stopped the rule from finding a floor, and on which entity to record it.
+#[derive(Clone)]
 enum Miss<'a> {
     File(&'static str, String),
     Volume(&'a Located<Volume>, &'static str, String),
     Disk(&'a Located<Disk>, &'static str, String),
 }
 
-fn floor_of_volume<'a>(
-    cx: &Ctx<'a>,
-    v: &'a Located<Volume>,
-    fl: &Floors,
-) -> Result<(DiskFloor, String), Miss<'a>> {
+/// A volume's floor and the description of its disks, or why there is none.
+type Floor<'a> = Result<(DiskFloor, String), Miss<'a>>;
+
+fn floor_of_volume<'a>(cx: &Ctx<'a>, v: &'a Located<Volume>, fl: &Floors) -> Floor<'a> {
     let view = cx.view;
     let ids = view.physical_disks_of_volume(v).filter(|ids| !ids.is_empty()).ok_or_else(|| {
         Miss::Volume(
@@ -210,7 +210,7 @@ fn floor_of_volume<'a>(
         )
     })?;
     let mut floors = Vec::with_capacity(ids.len());
-    for id in &ids {
+    for id in ids.iter() {
         let Some(d) = view.disk(id) else {
             return Err(Miss::Volume(
                 v,
@@ -253,6 +253,9 @@ fn check(cx: &mut Ctx<'_>) {
     let min_ios = cx.params.num("min_ios") as u64;
     // Entities already recorded as not evaluated, so a volume with twenty files says it once.
     let mut missed: BTreeSet<String> = BTreeSet::new();
+    // The floor of each volume, worked out for its first slow file only: it names and formats
+    // every disk under the volume, and a volume holds many files.
+    let mut floors: Vec<(&Located<Volume>, Floor<'_>)> = vec![];
 
     for (_, f) in view.files() {
         let directions: &[Direction] = match f.file_type {
@@ -280,7 +283,18 @@ fn check(cx: &mut Ctx<'_>) {
             if floor.is_none() {
                 let found = match volume::volume_of_file(view, f) {
                     Err(why) => Err(Miss::File("volume_id", why)),
-                    Ok(v) => floor_of_volume(cx, v, &fl).map(|(d, set)| (d, set, v)),
+                    Ok(v) => {
+                        let known = floors.iter().find(|(x, _)| std::ptr::eq(*x, v));
+                        let found = match known {
+                            Some((_, found)) => found.clone(),
+                            None => {
+                                let found = floor_of_volume(cx, v, &fl);
+                                floors.push((v, found.clone()));
+                                found
+                            }
+                        };
+                        found.map(|(d, set)| (d, set, v))
+                    }
                 };
                 match found {
                     Ok(found) => floor = Some(found),

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use spindle_core::declare_rule;
@@ -140,7 +141,7 @@ fn disks_of<'v>(
     cx: &mut Ctx<'v>,
     v: &'v Located<Volume>,
     reported: &mut BTreeSet<String>,
-) -> Option<BTreeSet<String>> {
+) -> Option<Cow<'v, BTreeSet<String>>> {
     let disks = cx.view.physical_disks_of_volume(v).filter(|d| !d.is_empty());
     if disks.is_none() && reported.insert(v.key.clone()) {
         match &v.backed_by {
@@ -215,11 +216,11 @@ fn check(cx: &mut Ctx<'_>) {
                 if v.key == lv.key {
                     continue;
                 }
-                let common: BTreeSet<String> = log_disks.intersection(disks).cloned().collect();
-                if common.is_empty() {
+                // Most pairs share nothing: test before copying any id.
+                if log_disks.intersection(disks).next().is_none() {
                     continue;
                 }
-                shared.extend(common);
+                shared.extend(log_disks.intersection(disks).cloned());
                 sharing.push((db, *f));
                 if !volumes.contains(&v.display_name()) {
                     volumes.push(v.display_name());
