@@ -75,6 +75,10 @@ where
     F: Fn(Job) -> Fut,
     Fut: std::future::Future<Output = Result<Snapshot, CollectError>> + Send + 'static,
 {
+    // A check of files only starts no runtime (its threads would only add to the peak memory).
+    if jobs.is_empty() {
+        return Ok(());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
