@@ -20,7 +20,7 @@ use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::{Document, HostView};
 
 use crate::cli::{CheckArgs, FailOn, Format};
-use crate::collect::args::security_warnings;
+use crate::collect::args::{Prompted, security_warnings};
 use crate::collect::fleet::{self, Job};
 use crate::collect::inventory;
 use crate::collect::sql::target::Target;
@@ -214,9 +214,10 @@ fn local_documents(args: &CheckArgs) -> Result<Vec<Document>, UserError> {
     let names = if args.servers.is_empty() { vec!["localhost".to_string()] } else { args.servers.clone() };
     let mut docs = vec![];
     let mut missing = vec![];
+    let mut prompted = Prompted::default();
     for name in names {
         let target = Target::parse(&name).map_err(UserError::plain)?;
-        let options = match args.connect.options(&Default::default(), true) {
+        let options = match args.connect.options(&Default::default(), &mut prompted) {
             Ok(o) => o,
             Err(e) => {
                 missing.push(format!("{name}: {e}"));
@@ -253,10 +254,11 @@ type PackList = Option<Vec<String>>;
 /// its own pack list when the inventory gives one.
 fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
     let mut out = vec![];
+    let mut prompted = Prompted::default();
     // With --local, --server names the local instance instead.
     for s in args.servers.iter().filter(|_| !args.local) {
         let target = Target::parse(s).map_err(UserError::plain)?;
-        let options = args.connect.options(&Default::default(), true).map_err(UserError::plain)?;
+        let options = args.connect.options(&Default::default(), &mut prompted).map_err(UserError::plain)?;
         out.push((Job { label: s.clone(), target, options }, None));
     }
     if let Some(path) = &args.inventory {
@@ -266,7 +268,7 @@ fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
             }
             let options = args
                 .connect
-                .options(&server.overrides, true)
+                .options(&server.overrides, &mut prompted)
                 .map_err(|e| UserError::plain(format!("{}: server {}: {e}", path.display(), server.label)))?;
             out.push((Job { label: server.label, target: server.target, options }, server.packs));
         }

@@ -383,3 +383,46 @@ fn secrets_stay_out_of_the_command_line_and_the_output() {
     let o = spindle(&["collect", "sql", "--server", "127.0.0.1,1", "--user", "spindle", "--password", "x"]);
     assert_eq!(o.status.code(), Some(2), "there is no --password flag");
 }
+
+#[test]
+fn a_fleet_sharing_a_login_asks_for_its_password_once() {
+    let peers = Peers::new();
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("servers.toml");
+    let servers: Vec<String> = (0..3).map(|i| peers.sql(healthy(&format!("TTY{i}")))).collect();
+    fs::write(&inv, servers.iter().map(|s| format!("[[server]]\nname = \"{s}\"\n")).collect::<String>())
+        .unwrap();
+    let out = dir.path().join("report.json");
+    // util-linux `script` gives spindle a terminal, as a DBA at a console has; the password is
+    // typed once.
+    let cmd = format!(
+        "{} check --inventory {} --user spindle --encrypt off --format json -o {}",
+        env!("CARGO_BIN_EXE_spindle"),
+        inv.display(),
+        out.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("SPINDLE_SQL_PASSWORD")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script");
+    use std::io::{Read, Write};
+    // Type the password when asked (as a person would: typed earlier, the terminal would echo it).
+    let mut stdout = child.stdout.take().unwrap();
+    let mut screen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&screen).contains("Password for spindle:") {
+        assert_eq!(stdout.read(&mut byte).unwrap(), 1, "no prompt: {}", String::from_utf8_lossy(&screen));
+        screen.push(byte[0]);
+    }
+    child.stdin.take().unwrap().write_all(format!("{PASSWORD}\n").as_bytes()).unwrap();
+    stdout.read_to_end(&mut screen).unwrap();
+    assert!(child.wait().unwrap().success());
+    let screen = String::from_utf8_lossy(&screen);
+    assert_eq!(screen.matches("Password for spindle:").count(), 1, "{screen}");
+    assert!(!screen.contains(PASSWORD), "the password is not echoed: {screen}");
+    let report: Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(report["summary"]["hosts"], 3);
+}

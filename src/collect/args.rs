@@ -54,6 +54,10 @@ pub enum EncryptArg {
     Off,
 }
 
+/// Passwords asked for on the terminal in this run, by login and the variable that lacked them.
+#[derive(Default)]
+pub struct Prompted(std::collections::HashMap<(String, String), String>);
+
 /// What a server may set for itself in an inventory, over the command line's flags.
 #[derive(Debug, Clone, Default)]
 pub struct ServerOverrides {
@@ -66,9 +70,9 @@ pub struct ServerOverrides {
 }
 
 impl ConnectArgs {
-    /// The collector options for one server. `prompt` allows asking for a password on the
-    /// terminal (a fleet asks once, up front, per login).
-    pub fn options(&self, o: &ServerOverrides, prompt: bool) -> Result<Options, String> {
+    /// The collector options for one server. A password missing from the environment is asked
+    /// for on the terminal, once per login and variable however many servers share them.
+    pub fn options(&self, o: &ServerOverrides, prompted: &mut Prompted) -> Result<Options, String> {
         let user = o.user.clone().or_else(|| self.user.clone());
         let token_env = o.access_token_env.clone().or_else(|| self.access_token_env.clone());
         let integrated = o.integrated.unwrap_or(self.integrated);
@@ -80,9 +84,16 @@ impl ConnectArgs {
             let var = o.password_env.clone().unwrap_or_else(|| self.password_env.clone());
             let password = match env_secret(&var)? {
                 Some(p) => p,
-                None if prompt && std::io::stdin().is_terminal() => {
-                    rpassword::prompt_password(format!("Password for {user}: "))
-                        .map_err(|e| format!("cannot read the password: {e}"))?
+                None if std::io::stdin().is_terminal() => {
+                    match prompted.0.get(&(user.clone(), var.clone())) {
+                        Some(p) => p.clone(),
+                        None => {
+                            let p = rpassword::prompt_password(format!("Password for {user}: "))
+                                .map_err(|e| format!("cannot read the password: {e}"))?;
+                            prompted.0.insert((user.clone(), var.clone()), p.clone());
+                            p
+                        }
+                    }
                 }
                 None => {
                     return Err(format!(

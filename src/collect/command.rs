@@ -11,7 +11,7 @@ use crate::output::write_atomically;
 
 pub fn sql(server: &str, connect: &ConnectArgs, output: Option<&Path>) -> Result<ExitCode, UserError> {
     let target = Target::parse(server).map_err(UserError::plain)?;
-    let options = connect.options(&Default::default(), true).map_err(UserError::plain)?;
+    let options = connect.options(&Default::default(), &mut Default::default()).map_err(UserError::plain)?;
     if let Some(w) = security_warnings(&options) {
         eprintln!("{w}");
     }
