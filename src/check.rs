@@ -130,7 +130,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
     }
     let jobs: Vec<Job> = live.into_iter().map(|(job, _)| job).collect();
-    if let Some(w) = jobs.first().and_then(|j| security_warnings(&j.options)) {
+    let mut warnings: Vec<&str> = jobs.iter().filter_map(|j| security_warnings(&j.options)).collect();
+    warnings.dedup();
+    for w in warnings {
         eprintln!("{w}");
     }
 
@@ -144,14 +146,10 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
             Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
         };
-        let io = |e: std::io::Error| UserError::plain(format!("cannot write the report: {e}"));
-        writer.begin(&infos).map_err(io)?;
+        writer.begin(&infos).map_err(report_io)?;
         let mut summary = Summary::default();
         if let Some(docs) = local_docs.take() {
-            let view = HostView::build(docs, default_engine.cfg.declarations.clone());
-            let report = default_engine.check(&view, today);
-            writer.host(&view, &report).map_err(io)?;
-            summary.add(&report);
+            check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
         }
         // A live server's snapshot merges with the files of its host.
         let mut group_of_host: HashMap<String, usize> =
@@ -171,13 +169,10 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
                         docs.extend(input::load_group(&groups[g])?);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
-                    let view = HostView::build(docs, engine.cfg.declarations.clone());
-                    let report = engine.check(&view, today);
-                    writer.host(&view, &report).map_err(io)?;
-                    summary.add(&report);
+                    check_and_write(engine, docs, today, &mut writer, &mut summary)?;
                 }
                 Err(e) => {
-                    writer.collection_error(&job.label, &e.0).map_err(io)?;
+                    writer.collection_error(&job.label, &e.0).map_err(report_io)?;
                     summary.collection_errors += 1;
                 }
             }
@@ -187,12 +182,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         remaining.sort_unstable();
         for g in remaining {
             let docs = input::load_group(&groups[g])?;
-            let view = HostView::build(docs, default_engine.cfg.declarations.clone());
-            let report = default_engine.check(&view, today);
-            writer.host(&view, &report).map_err(io)?;
-            summary.add(&report);
+            check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
         }
-        writer.finish(&summary).map_err(io)?;
+        writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();
     let summary = match result {
@@ -204,6 +196,25 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
     };
     out.commit()?;
     Ok(exit_code(&summary, args.fail_on, args.allow_unreachable))
+}
+
+/// One host: its documents merged into a view, checked, written, counted.
+fn check_and_write(
+    engine: &Engine,
+    docs: Vec<Document>,
+    today: Date,
+    writer: &mut dyn ReportWriter,
+    summary: &mut Summary,
+) -> Result<(), UserError> {
+    let view = HostView::build(docs, engine.cfg.declarations.clone());
+    let report = engine.check(&view, today);
+    writer.host(&view, &report).map_err(report_io)?;
+    summary.add(&report);
+    Ok(())
+}
+
+fn report_io(e: std::io::Error) -> UserError {
+    UserError::plain(format!("cannot write the report: {e}"))
 }
 
 /// `--local`: this machine's host facts and, when an instance answers, its SQL facts. An instance
