@@ -274,11 +274,7 @@ fn bench(plan: &Plan, smoke: bool) -> Result<(), String> {
         "|--------------|--------:|-------:|----------:|--------:|-----------:|--------------:|-----------:|-------------:|"
     );
     for m in &modes {
-        let label = if m.delay.is_zero() {
-            "at once".to_string()
-        } else {
-            format!("after {} ms", m.delay.as_millis())
-        };
+        let label = answers(m.delay);
         let one = secs(m.one.fastest().child.wall);
         for (servers, b) in [(1, &m.one), (small, &m.small), (n, &m.large)] {
             let r = b.fastest();
@@ -310,11 +306,7 @@ fn bench(plan: &Plan, smoke: bool) -> Result<(), String> {
 
     println!();
     for m in &modes {
-        let label = if m.delay.is_zero() {
-            "at once".to_string()
-        } else {
-            format!("after {} ms", m.delay.as_millis())
-        };
+        let label = answers(m.delay);
         let one = secs(m.one.fastest().child.wall);
         let wall = secs(m.large.fastest().child.wall);
         let ideal = n as f64 / c as f64 * one;
@@ -346,4 +338,9 @@ fn bench(plan: &Plan, smoke: bool) -> Result<(), String> {
         println!("\nlive bench: smoke test ok (run the benchmark with `cargo bench --bench live`)");
     }
     Ok(())
+}
+
+/// How the mock answers, as the tables name it.
+fn answers(delay: Duration) -> String {
+    if delay.is_zero() { "at once".to_string() } else { format!("after {} ms", delay.as_millis()) }
 }

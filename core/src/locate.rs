@@ -105,14 +105,7 @@ pub fn containers(text: &str) -> Option<Vec<(String, usize)>> {
                     }
                 }
             }
-            b'"' => {
-                s.string()?;
-            }
-            b't' => s.literal(b"true")?,
-            b'f' => s.literal(b"false")?,
-            b'n' => s.literal(b"null")?,
-            b'-' | b'0'..=b'9' => s.number()?,
-            _ => return None,
+            c => s.scalar(c)?,
         }
         // A value ended: close what it ends, or move to the next member or element.
         loop {
@@ -269,14 +262,7 @@ impl Scanner<'_> {
                         continue;
                     }
                 }
-                b'"' => {
-                    self.string()?;
-                }
-                b't' => self.literal(b"true")?,
-                b'f' => self.literal(b"false")?,
-                b'n' => self.literal(b"null")?,
-                b'-' | b'0'..=b'9' => self.number()?,
-                _ => return None,
+                c => self.scalar(c)?,
             }
             // A value ended: close what it ends, or move to the next one.
             loop {
@@ -366,6 +352,18 @@ impl Scanner<'_> {
                 0..=0x1f => return None,
                 _ => self.pos += 1,
             }
+        }
+    }
+
+    /// Steps over the string, literal or number that starts with `c`; `None` for anything else.
+    fn scalar(&mut self, c: u8) -> Option<()> {
+        match c {
+            b'"' => self.string().map(drop),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
         }
     }
 
