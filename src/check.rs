@@ -156,7 +156,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             groups.iter().enumerate().map(|(i, g)| (g.host.to_lowercase(), i)).collect();
         let quiet = args.output.is_none() && args.format != Format::Text;
         let progress = std::io::stderr().is_terminal() && !quiet;
-        fleet::run(&jobs, args.concurrency, progress, |i, outcome| -> Result<(), UserError> {
+        fleet::run(&jobs, usize::from(args.concurrency), progress, |i, outcome| -> Result<(), UserError> {
             let job = &jobs[i];
             match outcome {
                 Ok(snapshot) => {

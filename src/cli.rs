@@ -119,10 +119,10 @@ pub struct CheckArgs {
     /// Only the inventory's servers with this tag (repeatable: any of them).
     #[arg(long = "tag", value_name = "TAG", requires = "inventory", help_heading = "Live collection")]
     pub tags: Vec<String>,
-    /// Servers collected at once.
+    /// Servers collected at once (1 or more).
     #[arg(long, value_name = "N", default_value_t = crate::collect::fleet::DEFAULT_CONCURRENCY,
-          value_parser = clap::value_parser!(usize), help_heading = "Live collection")]
-    pub concurrency: usize,
+          value_parser = clap::value_parser!(u16).range(1..), help_heading = "Live collection")]
+    pub concurrency: u16,
     /// Save each collected snapshot in DIR (named for the server); reports then point into
     /// these files.
     #[arg(long, value_name = "DIR", help_heading = "Live collection")]

@@ -382,6 +382,9 @@ fn secrets_stay_out_of_the_command_line_and_the_output() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("set SPINDLE_SQL_PASSWORD"));
     let o = spindle(&["collect", "sql", "--server", "127.0.0.1,1", "--user", "spindle", "--password", "x"]);
     assert_eq!(o.status.code(), Some(2), "there is no --password flag");
+    let o = spindle(&["check", "--server", "127.0.0.1,1", "--user", "spindle", "--concurrency", "0"]);
+    assert_eq!(o.status.code(), Some(2), "zero servers at once would never finish");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--concurrency"));
 }
 
 #[test]

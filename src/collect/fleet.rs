@@ -33,7 +33,7 @@ impl Job {
     }
 }
 
-pub const DEFAULT_CONCURRENCY: usize = 16;
+pub const DEFAULT_CONCURRENCY: u16 = 16;
 
 /// Collects every job, at most `concurrency` at a time, calling `done` with each job's index
 /// and outcome as it completes. A `done` error stops the run (the report could not be written).
