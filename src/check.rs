@@ -15,7 +15,7 @@ use spindle_core::load::parse_snapshot;
 use spindle_core::pack::{Config, load_packs};
 use spindle_core::report::json::JsonWriter;
 use spindle_core::report::sarif::SarifWriter;
-use spindle_core::report::{ReportWriter, RuleInfo, Summary};
+use spindle_core::report::{Rendered, ReportWriter, RuleInfo, Summary};
 use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::{Document, HostView};
 
@@ -26,6 +26,7 @@ use crate::collect::inventory;
 use crate::collect::sql::target::Target;
 use crate::errors::UserError;
 use crate::input;
+use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
 use crate::plugin::{PluginHost, default_cache_dir};
@@ -180,10 +181,30 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         })?;
         let mut remaining: Vec<usize> = group_of_host.into_values().collect();
         remaining.sort_unstable();
-        for g in remaining {
-            let docs = input::load_group(&groups[g])?;
-            check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
-        }
+        let render = writer.renderer();
+        let threads = args
+            .jobs
+            .map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
+        // Reading, parsing, checking and rendering a host need nothing of the others: they run
+        // on every core, and the writer appends the hosts in file order.
+        ordered::for_each_in_order(
+            &remaining,
+            threads,
+            |&g| -> Result<(Rendered, Summary), UserError> {
+                let view =
+                    HostView::build(input::load_group(&groups[g])?, default_engine.cfg.declarations.clone());
+                let report = default_engine.check(&view, today);
+                let mut counts = Summary::default();
+                counts.add(&report);
+                Ok((render.render(&view, &report).map_err(report_io)?, counts))
+            },
+            |host| {
+                let (rendered, counts) = host?;
+                writer.append(&rendered).map_err(report_io)?;
+                summary.merge(&counts);
+                Ok::<(), UserError>(())
+            },
+        )?;
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();

@@ -145,6 +145,10 @@ pub struct CheckArgs {
     /// Exit with status 1 when a finding at or above this severity is not waived.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    /// Hosts checked at once from snapshot files (default: one per CPU). The report lists them
+    /// in file order whatever the number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -10,6 +10,7 @@ mod collect;
 mod errors;
 mod explain;
 mod input;
+mod ordered;
 mod output;
 mod packs;
 // tests/plugins.rs includes this module by path and uses parts of its API (limits, counters,

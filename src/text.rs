@@ -3,25 +3,29 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{Finding, Severity};
-use spindle_core::report::{ReportWriter, RuleInfo, Summary, locate_finding};
+use spindle_core::report::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary, locate_finding};
 use spindle_core::view::HostView;
 
 pub struct TextWriter<'w> {
     w: &'w mut dyn Write,
+    render: Arc<TextRender>,
+}
+
+/// Renders hosts for [`TextWriter`].
+struct TextRender {
     handler: GraphicalReportHandler,
 }
 
 impl<'w> TextWriter<'w> {
     pub fn new(w: &'w mut dyn Write, colour: bool) -> Self {
         let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-        TextWriter {
-            w,
-            handler: GraphicalReportHandler::new_themed(theme).with_context_lines(2).with_width(110),
-        }
+        let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(2).with_width(110);
+        TextWriter { w, render: Arc::new(TextRender { handler }) }
     }
 }
 
@@ -99,14 +103,18 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
     }
 }
 
-impl ReportWriter for TextWriter<'_> {
-    fn begin(&mut self, _rules: &[RuleInfo]) -> io::Result<()> {
-        Ok(())
+impl Render for TextRender {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        let mut out = Rendered::new();
+        out.part(Part::Host, |buf| self.write_host(buf, view, report))?;
+        Ok(out)
     }
+}
 
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
+impl TextRender {
+    fn write_host(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
         let sources: Vec<&str> = view.docs.iter().map(|d| d.path.as_str()).collect();
-        writeln!(self.w, "━━ {} ({})", report.host, sources.join(", "))?;
+        writeln!(out, "━━ {} ({})", report.host, sources.join(", "))?;
         // Group by entity, keeping the order in which entities first appear.
         let mut order: Vec<&str> = vec![];
         for f in &report.findings {
@@ -115,13 +123,13 @@ impl ReportWriter for TextWriter<'_> {
             }
         }
         for label in order {
-            writeln!(self.w, "\n── {label}")?;
+            writeln!(out, "\n── {label}")?;
             for f in report.findings.iter().filter(|f| f.entity.label == label) {
                 if f.is_waived() {
                     let w = f.waiver.as_ref().expect("waived");
                     let until = w.expires.as_deref().map(|d| format!(" until {d}")).unwrap_or_default();
                     writeln!(
-                        self.w,
+                        out,
                         "  waived {} {}: {} ({}{until}: {})",
                         f.severity, f.code, f.message, w.source, w.reason
                     )?;
@@ -131,27 +139,44 @@ impl ReportWriter for TextWriter<'_> {
                 self.handler
                     .render_report(&mut s, &diagnostic(view, f))
                     .map_err(|e| io::Error::other(e.to_string()))?;
-                write!(self.w, "{s}")?;
+                write!(out, "{s}")?;
             }
         }
         if !report.not_evaluated.is_empty() {
-            writeln!(self.w, "\n── not evaluated (facts missing; never counted as a pass)")?;
+            writeln!(out, "\n── not evaluated (facts missing; never counted as a pass)")?;
             for n in &report.not_evaluated {
                 let at = n.entity.as_ref().map_or(report.host.as_str(), |e| e.label.as_str());
-                write!(self.w, "  ? {} {} on {at}: missing {}", n.code, n.rule, n.missing)?;
+                write!(out, "  ? {} {} on {at}: missing {}", n.code, n.rule, n.missing)?;
                 if let Some(r) = &n.reason {
-                    write!(self.w, " ({r})")?;
+                    write!(out, " ({r})")?;
                 }
-                writeln!(self.w)?;
+                writeln!(out)?;
             }
         }
         for e in &report.errors {
-            writeln!(self.w, "\n  ✗ {} failed: {}", e.code, e.message)?;
+            writeln!(out, "\n  ✗ {} failed: {}", e.code, e.message)?;
         }
         if report.findings.is_empty() && report.not_evaluated.is_empty() && report.errors.is_empty() {
-            writeln!(self.w, "  no findings from {} rules", report.rules_run)?;
+            writeln!(out, "  no findings from {} rules", report.rules_run)?;
         }
-        writeln!(self.w)
+        writeln!(out)
+    }
+}
+
+impl ReportWriter for TextWriter<'_> {
+    fn begin(&mut self, _rules: &[RuleInfo]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn renderer(&self) -> Arc<dyn Render> {
+        self.render.clone()
+    }
+
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        for (_, bytes) in host.parts() {
+            self.w.write_all(bytes)?;
+        }
+        Ok(())
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {

@@ -541,20 +541,64 @@ fn hosts_are_written_as_they_come() {
     let rules = rule_infos();
     let json = Shared::default();
     let sarif = Shared::default();
-    let mut writers: Vec<Box<dyn ReportWriter>> = vec![
-        Box::new(JsonWriter::new(json.clone(), VERSION)),
-        Box::new(SarifWriter::new(sarif.clone(), VERSION)),
+    let mut writers: Vec<(Box<dyn ReportWriter>, &Shared, &str)> = vec![
+        (Box::new(JsonWriter::new(json.clone(), VERSION)), &json, "\"offset_bytes\""),
+        (Box::new(SarifWriter::new(sarif.clone(), VERSION)), &sarif, "\"ruleId\": \"TST001\""),
     ];
-    writers.begin(&rules).unwrap();
-    let (j0, s0) = (json.0.borrow().len(), sarif.0.borrow().len());
-    writers.host(&hosts[0].0, &hosts[0].1).unwrap();
-    assert!(String::from_utf8_lossy(&json.0.borrow()[j0..]).contains("\"offset_bytes\""));
-    assert!(String::from_utf8_lossy(&sarif.0.borrow()[s0..]).contains("\"ruleId\": \"TST001\""));
     let mut summary = Summary::default();
     summary.add(&hosts[0].1);
-    writers.finish(&summary).unwrap();
+    for (w, sink, expect) in &mut writers {
+        w.begin(&rules).unwrap();
+        let before = sink.0.borrow().len();
+        w.host(&hosts[0].0, &hosts[0].1).unwrap();
+        assert!(String::from_utf8_lossy(&sink.0.borrow()[before..]).contains(*expect));
+        w.finish(&summary).unwrap();
+    }
     serde_json::from_slice::<Value>(&json.0.borrow()).unwrap();
     assert_valid_sarif_text(std::str::from_utf8(&sarif.0.borrow()).unwrap());
+}
+
+/// Hosts rendered ahead of time (as worker threads render them), then appended in order, give
+/// the same bytes as hosts written one by one, the SARIF notification limit included.
+#[test]
+fn hosts_rendered_ahead_are_written_as_if_one_by_one() {
+    let hosts = fleet();
+    let rules = rule_infos();
+    let writers = |out: Shared| -> Vec<Box<dyn ReportWriter>> {
+        vec![
+            Box::new(JsonWriter::new(out.clone(), VERSION)),
+            Box::new(SarifWriter::new(out.clone(), VERSION)),
+            Box::new(SarifWriter::new(out, VERSION).with_notification_limit(1)),
+        ]
+    };
+    let (one_by_one, ahead) = (Shared::default(), Shared::default());
+    for (mut a, mut b) in writers(one_by_one.clone()).into_iter().zip(writers(ahead.clone())) {
+        let mut summary = Summary::default();
+        a.begin(&rules).unwrap();
+        b.begin(&rules).unwrap();
+        // The fleet three times over: the first round rendered before anything is appended,
+        // the others each just before it is appended, so with a limit of one they are rendered
+        // after the writer has all the notifications it keeps (SARIF then only counts them).
+        let render = b.renderer();
+        for round in 0..3 {
+            let mut rendered = vec![];
+            for (v, r) in &hosts {
+                a.host(v, r).unwrap();
+                summary.add(r);
+                if round == 0 {
+                    rendered.push(render.render(v, r).unwrap());
+                } else {
+                    b.append(&render.render(v, r).unwrap()).unwrap();
+                }
+            }
+            for piece in &rendered {
+                b.append(piece).unwrap();
+            }
+        }
+        a.finish(&summary).unwrap();
+        b.finish(&summary).unwrap();
+    }
+    assert_eq!(String::from_utf8_lossy(&one_by_one.0.borrow()), String::from_utf8_lossy(&ahead.0.borrow()));
 }
 
 #[test]

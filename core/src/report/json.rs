@@ -5,12 +5,13 @@
 //! on the shape. Adding keys is compatible; renaming or removing one bumps `report_version`.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::{
-    FactLocation, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint, locate_finding,
-    locate_not_evaluated, write_indented,
+    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
+    locate_finding, locate_not_evaluated, serialize_indented, write_indented,
 };
 use crate::engine::HostReport;
 use crate::view::{EntityRef, HostView};
@@ -153,41 +154,21 @@ struct JsonSummary {
 }
 
 impl<W: Write> JsonWriter<W> {
-    fn write_host(&mut self, host: &JsonHost<'_>) -> io::Result<()> {
+    fn write_host(&mut self, host: &[u8]) -> io::Result<()> {
         let out = &mut self.out;
         let sep: &[u8] = if self.hosts == 0 { b"\n    " } else { b",\n    " };
         out.write_all(sep)?;
-        write_indented(out, host, "    ")?;
+        out.write_all(host)?;
         self.hosts += 1;
         Ok(())
     }
 }
 
-impl<W: Write> ReportWriter for JsonWriter<W> {
-    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
-        self.stage.expect(Stage::New, "begin")?;
-        self.stage = Stage::Begun;
-        let rules: Vec<JsonRule<'_>> = rules
-            .iter()
-            .map(|r| JsonRule {
-                code: &r.code,
-                name: &r.name,
-                severity: r.severity.as_str(),
-                category: &r.category,
-                summary: &r.summary,
-                docs: &r.docs,
-            })
-            .collect();
-        let out = &mut self.out;
-        out.write_all(b"{\n  \"spindle_version\": ")?;
-        serde_json::to_writer(&mut *out, &self.spindle_version).map_err(io::Error::other)?;
-        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"rules\": ")?;
-        write_indented(out, &rules, "  ")?;
-        out.write_all(b",\n  \"hosts\": [")
-    }
+/// Renders hosts for [`JsonWriter`]: a host's object, as it sits in the `hosts` array.
+struct JsonRender;
 
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
-        self.stage.expect(Stage::Begun, "host")?;
+impl Render for JsonRender {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let host = JsonHost {
             host: &report.host,
             sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
@@ -231,7 +212,45 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
             collection_error: None,
         };
-        self.write_host(&host)
+        let mut out = Rendered::new();
+        out.part(Part::Host, |buf| serialize_indented(buf, &host, "    "))?;
+        Ok(out)
+    }
+}
+
+impl<W: Write> ReportWriter for JsonWriter<W> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        self.stage.expect(Stage::New, "begin")?;
+        self.stage = Stage::Begun;
+        let rules: Vec<JsonRule<'_>> = rules
+            .iter()
+            .map(|r| JsonRule {
+                code: &r.code,
+                name: &r.name,
+                severity: r.severity.as_str(),
+                category: &r.category,
+                summary: &r.summary,
+                docs: &r.docs,
+            })
+            .collect();
+        let out = &mut self.out;
+        out.write_all(b"{\n  \"spindle_version\": ")?;
+        serde_json::to_writer(&mut *out, &self.spindle_version).map_err(io::Error::other)?;
+        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"rules\": ")?;
+        write_indented(out, &rules, "  ")?;
+        out.write_all(b",\n  \"hosts\": [")
+    }
+
+    fn renderer(&self) -> Arc<dyn Render> {
+        Arc::new(JsonRender)
+    }
+
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "host")?;
+        for (_, bytes) in host.parts() {
+            self.write_host(bytes)?;
+        }
+        Ok(())
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
@@ -245,7 +264,9 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             errors: vec![],
             collection_error: Some(message),
         };
-        self.write_host(&host)
+        let mut buf = Vec::new();
+        serialize_indented(&mut buf, &host, "    ")?;
+        self.write_host(&buf)
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {

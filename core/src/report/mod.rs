@@ -10,6 +10,7 @@ pub mod sarif;
 
 use std::io::{self, Write};
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::engine::{ActiveRule, HostReport};
 use crate::finding::{Finding, NotEvaluated, Severity};
@@ -112,6 +113,19 @@ impl Summary {
         self.rule_errors += report.errors.len();
     }
 
+    /// Adds the counts of `other` (a part of the run counted apart, say on another thread).
+    pub fn merge(&mut self, other: &Summary) {
+        self.hosts += other.hosts;
+        self.errors += other.errors;
+        self.warnings += other.warnings;
+        self.notes += other.notes;
+        self.waived += other.waived;
+        self.expired_waivers += other.expired_waivers;
+        self.not_evaluated += other.not_evaluated;
+        self.rule_errors += other.rule_errors;
+        self.collection_errors += other.collection_errors;
+    }
+
     /// Some rule failed, so the absence of findings proves nothing.
     pub fn incomplete(&self) -> bool {
         self.rule_errors > 0 || self.collection_errors > 0
@@ -130,11 +144,68 @@ impl Summary {
     }
 }
 
-/// A report format, written as the run goes: `begin`, `host` for each host (or
-/// `collection_error` for a server that gave no facts), `finish`.
+/// What a piece of a rendered host is, so the writer can place it: the JSON and text reports
+/// have one [`Part::Host`] per host; SARIF has a result per finding and notifications, which go
+/// at the end of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Host,
+    Result,
+    NotEvaluated,
+    RuleError,
+}
+
+/// One host's part of a report, rendered apart from the writer and appended in host order.
+/// The bytes of all parts share one buffer.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    bytes: Vec<u8>,
+    parts: Vec<(Part, Range<usize>)>,
+}
+
+impl Rendered {
+    pub fn new() -> Self {
+        Rendered { bytes: Vec::with_capacity(32 << 10), parts: vec![] }
+    }
+
+    /// Adds a part written by `write` into the shared buffer.
+    pub fn part<E>(
+        &mut self,
+        part: Part,
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let start = self.bytes.len();
+        write(&mut self.bytes)?;
+        self.parts.push((part, start..self.bytes.len()));
+        Ok(())
+    }
+
+    /// The parts, in the order they were added.
+    pub fn parts(&self) -> impl Iterator<Item = (Part, &[u8])> {
+        self.parts.iter().map(|(p, r)| (*p, &self.bytes[r.clone()]))
+    }
+}
+
+/// Renders hosts for a writer. Rendering needs only the host (its view and report), so hosts can
+/// be rendered on several threads at once; the writer then appends them one by one, in order.
+pub trait Render: Send + Sync {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered>;
+}
+
+/// A report format, written as the run goes: `begin`, then each host rendered by
+/// [`ReportWriter::renderer`] and passed to `append` in host order (or `collection_error` for a
+/// server that gave no facts), then `finish`.
 pub trait ReportWriter {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()>;
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()>;
+    /// What renders hosts for this writer, once `begin` has been called.
+    fn renderer(&self) -> Arc<dyn Render>;
+    /// Writes one rendered host.
+    fn append(&mut self, host: &Rendered) -> io::Result<()>;
+    /// Renders and appends one host.
+    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let rendered = self.renderer().render(view, report)?;
+        self.append(&rendered)
+    }
     /// `source` (a server, as the user named it) could not be collected, for `message`.
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()>;
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
@@ -144,8 +215,11 @@ impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)
     }
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
-        (**self).host(view, report)
+    fn renderer(&self) -> Arc<dyn Render> {
+        (**self).renderer()
+    }
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        (**self).append(host)
     }
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
         (**self).collection_error(source, message)
@@ -159,30 +233,17 @@ impl<T: ReportWriter + ?Sized> ReportWriter for Box<T> {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)
     }
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
-        (**self).host(view, report)
+    fn renderer(&self) -> Arc<dyn Render> {
+        (**self).renderer()
+    }
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        (**self).append(host)
     }
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
         (**self).collection_error(source, message)
     }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         (**self).finish(summary)
-    }
-}
-
-/// Several formats at once (`--format json --sarif out.sarif`): each call goes to every writer.
-impl<T: ReportWriter> ReportWriter for Vec<T> {
-    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
-        self.iter_mut().try_for_each(|w| w.begin(rules))
-    }
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
-        self.iter_mut().try_for_each(|w| w.host(view, report))
-    }
-    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
-        self.iter_mut().try_for_each(|w| w.collection_error(source, message))
-    }
-    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        self.iter_mut().try_for_each(|w| w.finish(summary))
     }
 }
 
@@ -303,9 +364,18 @@ pub(crate) fn write_indented<W: Write + ?Sized, T: serde::Serialize + ?Sized>(
     indent: &str,
 ) -> io::Result<()> {
     let mut buf = Vec::with_capacity(16 << 10);
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, NestedPretty::new(indent.as_bytes()));
-    value.serialize(&mut ser).map_err(io::Error::other)?;
+    serialize_indented(&mut buf, value, indent)?;
     out.write_all(&buf)
+}
+
+/// [`write_indented`] into a buffer.
+pub(crate) fn serialize_indented<T: serde::Serialize + ?Sized>(
+    buf: &mut Vec<u8>,
+    value: &T,
+    indent: &str,
+) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(buf, NestedPretty::new(indent.as_bytes()));
+    value.serialize(&mut ser).map_err(io::Error::other)
 }
 
 /// serde_json's pretty layout, shifted right by a base indentation.

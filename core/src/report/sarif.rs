@@ -8,12 +8,14 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
 use super::{
-    FactLocation, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint, locate_finding,
-    locate_not_evaluated, write_indented,
+    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
+    locate_finding, locate_not_evaluated, serialize_indented, write_indented,
 };
 use crate::engine::HostReport;
 use crate::finding::{Finding, NotEvaluated};
@@ -47,7 +49,7 @@ pub struct SarifWriter<W: Write> {
     out: W,
     tool_version: String,
     stage: Stage,
-    rule_index: HashMap<String, usize>,
+    render: Arc<SarifRender>,
     results: usize,
     /// Serialized notifications, each followed by a separator, kept until `finish`.
     notifications: Vec<u8>,
@@ -63,7 +65,7 @@ impl<W: Write> SarifWriter<W> {
             out,
             tool_version: tool_version.to_string(),
             stage: Stage::New,
-            rule_index: HashMap::new(),
+            render: Arc::new(SarifRender::default()),
             results: 0,
             notifications: Vec::new(),
             not_evaluated_kept: 0,
@@ -90,8 +92,131 @@ impl<W: Write> SarifWriter<W> {
         Ok(())
     }
 
+    fn push_rendered_notification(&mut self, bytes: &[u8]) {
+        self.notifications.extend_from_slice(b"\n            ");
+        self.notifications.extend_from_slice(bytes);
+        self.notifications.push(b',');
+    }
+}
+
+/// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated
+/// entry and rule error.
+#[derive(Default)]
+struct SarifRender {
+    rule_index: HashMap<String, usize>,
+    /// Set once the log has kept as many not-evaluated notifications as it will: every later
+    /// one is only counted, so it need not be rendered. Hosts are appended in order, so which
+    /// entries are kept does not depend on the order they were rendered in.
+    notifications_full: AtomicBool,
+}
+
+impl SarifRender {
     fn rule_ref<'a>(&self, code: &'a str) -> RuleRef<'a> {
         RuleRef { id: code, index: self.rule_index.get(code).copied() }
+    }
+}
+
+impl Render for SarifRender {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        let mut out = Rendered::new();
+        let host = report.host.as_str();
+        for f in &report.findings {
+            let loc = locate_finding(view, f);
+            let waiver = f.waiver.as_ref();
+            let result = SarifResult {
+                rule_id: &f.code,
+                rule_index: self.rule_index.get(&f.code).copied(),
+                level: f.severity.as_str(),
+                message: OwnedText { text: result_message(f) },
+                locations: [Location {
+                    physical_location: physical(loc.as_ref(), view, host),
+                    logical_locations: vec![LogicalLocation {
+                        fully_qualified_name: &f.entity.key,
+                        name: &f.entity.label,
+                        kind: "resource",
+                        properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
+                    }],
+                }],
+                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+                suppressions: waiver
+                    .filter(|w| !w.expired)
+                    .map(|w| Suppression {
+                        kind: "external",
+                        status: "accepted",
+                        justification: &w.reason,
+                        properties: WaiverProperties {
+                            source: &w.source,
+                            expires: w.expires.as_deref(),
+                            expired: false,
+                        },
+                    })
+                    .into_iter()
+                    .collect(),
+                properties: ResultProperties {
+                    host,
+                    entity: &f.entity.key,
+                    pointer: loc.map(|l| l.pointer),
+                    measured: f.measured.as_deref(),
+                    expected: f.expected.as_deref(),
+                    waiver: waiver.map(|w| WaiverInfo {
+                        reason: &w.reason,
+                        source: &w.source,
+                        expires: w.expires.as_deref(),
+                        expired: w.expired,
+                    }),
+                },
+            };
+            out.part(Part::Result, |buf| serialize_indented(buf, &result, "        "))?;
+        }
+        for n in &report.not_evaluated {
+            if self.notifications_full.load(Ordering::Relaxed) {
+                // Only counted (see `notifications_full`).
+                out.part(Part::NotEvaluated, |_| io::Result::Ok(()))?;
+                continue;
+            }
+            let loc = locate_not_evaluated(view, n);
+            let note = Notification {
+                level: "note",
+                message: OwnedText { text: not_evaluated_message(host, n) },
+                descriptor: DescriptorRef { id: NOT_EVALUATED.0, index: NOT_EVALUATED.1 },
+                associated_rule: Some(self.rule_ref(&n.code)),
+                locations: loc
+                    .map(|l| Location {
+                        physical_location: physical(Some(&l), view, host),
+                        logical_locations: n
+                            .entity
+                            .iter()
+                            .map(|e| LogicalLocation {
+                                fully_qualified_name: &e.key,
+                                name: &e.label,
+                                kind: "resource",
+                                properties: LogicalProperties { spindle_kind: entity_kind(e) },
+                            })
+                            .collect(),
+                    })
+                    .into_iter()
+                    .collect(),
+                properties: Some(NotificationProperties {
+                    host,
+                    entity: n.entity.as_ref().map(|e| e.key.as_str()),
+                    missing: Some(&n.missing),
+                    reason: n.reason.as_deref(),
+                }),
+            };
+            out.part(Part::NotEvaluated, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        for e in &report.errors {
+            let note = Notification {
+                level: "error",
+                message: OwnedText { text: format!("{} failed on {host}: {}", e.code, e.message) },
+                descriptor: DescriptorRef { id: RULE_ERROR.0, index: RULE_ERROR.1 },
+                associated_rule: Some(self.rule_ref(&e.code)),
+                locations: vec![],
+                properties: Some(NotificationProperties { host, entity: None, missing: None, reason: None }),
+            };
+            out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        Ok(out)
     }
 }
 
@@ -379,9 +504,11 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         self.stage.expect(Stage::New, "begin")?;
         self.stage = Stage::Begun;
+        let mut rule_index = HashMap::new();
         for (i, r) in rules.iter().enumerate() {
-            self.rule_index.entry(r.code.clone()).or_insert(i);
+            rule_index.entry(r.code.clone()).or_insert(i);
         }
+        self.render = Arc::new(SarifRender { rule_index, notifications_full: AtomicBool::new(false) });
         let tool = Tool {
             driver: Driver {
                 name: "spindle",
@@ -445,107 +572,31 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
         out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [")
     }
 
-    fn host(&mut self, view: &HostView, report: &HostReport) -> io::Result<()> {
+    fn renderer(&self) -> Arc<dyn Render> {
+        self.render.clone()
+    }
+
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "host")?;
-        let host = report.host.as_str();
-        for f in &report.findings {
-            let loc = locate_finding(view, f);
-            let waiver = f.waiver.as_ref();
-            let result = SarifResult {
-                rule_id: &f.code,
-                rule_index: self.rule_index.get(&f.code).copied(),
-                level: f.severity.as_str(),
-                message: OwnedText { text: result_message(f) },
-                locations: [Location {
-                    physical_location: physical(loc.as_ref(), view, host),
-                    logical_locations: vec![LogicalLocation {
-                        fully_qualified_name: &f.entity.key,
-                        name: &f.entity.label,
-                        kind: "resource",
-                        properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
-                    }],
-                }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
-                suppressions: waiver
-                    .filter(|w| !w.expired)
-                    .map(|w| Suppression {
-                        kind: "external",
-                        status: "accepted",
-                        justification: &w.reason,
-                        properties: WaiverProperties {
-                            source: &w.source,
-                            expires: w.expires.as_deref(),
-                            expired: false,
-                        },
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: ResultProperties {
-                    host,
-                    entity: &f.entity.key,
-                    pointer: loc.map(|l| l.pointer),
-                    measured: f.measured.as_deref(),
-                    expected: f.expected.as_deref(),
-                    waiver: waiver.map(|w| WaiverInfo {
-                        reason: &w.reason,
-                        source: &w.source,
-                        expires: w.expires.as_deref(),
-                        expired: w.expired,
-                    }),
-                },
-            };
-            let sep: &[u8] = if self.results == 0 { b"\n        " } else { b",\n        " };
-            self.out.write_all(sep)?;
-            write_indented(&mut self.out, &result, "        ")?;
-            self.results += 1;
-        }
-        for n in &report.not_evaluated {
-            if self.not_evaluated_kept >= self.limit {
-                self.not_evaluated_omitted += 1;
-                continue;
+        for (part, bytes) in host.parts() {
+            match part {
+                Part::Result | Part::Host => {
+                    let sep: &[u8] = if self.results == 0 { b"\n        " } else { b",\n        " };
+                    self.out.write_all(sep)?;
+                    self.out.write_all(bytes)?;
+                    self.results += 1;
+                }
+                Part::NotEvaluated => {
+                    if self.not_evaluated_kept >= self.limit || bytes.is_empty() {
+                        self.not_evaluated_omitted += 1;
+                        self.render.notifications_full.store(true, Ordering::Relaxed);
+                        continue;
+                    }
+                    self.push_rendered_notification(bytes);
+                    self.not_evaluated_kept += 1;
+                }
+                Part::RuleError => self.push_rendered_notification(bytes),
             }
-            let loc = locate_not_evaluated(view, n);
-            let note = Notification {
-                level: "note",
-                message: OwnedText { text: not_evaluated_message(host, n) },
-                descriptor: DescriptorRef { id: NOT_EVALUATED.0, index: NOT_EVALUATED.1 },
-                associated_rule: Some(self.rule_ref(&n.code)),
-                locations: loc
-                    .map(|l| Location {
-                        physical_location: physical(Some(&l), view, host),
-                        logical_locations: n
-                            .entity
-                            .iter()
-                            .map(|e| LogicalLocation {
-                                fully_qualified_name: &e.key,
-                                name: &e.label,
-                                kind: "resource",
-                                properties: LogicalProperties { spindle_kind: entity_kind(e) },
-                            })
-                            .collect(),
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: Some(NotificationProperties {
-                    host,
-                    entity: n.entity.as_ref().map(|e| e.key.as_str()),
-                    missing: Some(&n.missing),
-                    reason: n.reason.as_deref(),
-                }),
-            };
-            self.push_notification(&note)?;
-            self.not_evaluated_kept += 1;
-        }
-        for e in &report.errors {
-            let note = Notification {
-                level: "error",
-                message: OwnedText { text: format!("{} failed on {host}: {}", e.code, e.message) },
-                descriptor: DescriptorRef { id: RULE_ERROR.0, index: RULE_ERROR.1 },
-                associated_rule: Some(self.rule_ref(&e.code)),
-                locations: vec![],
-                properties: Some(NotificationProperties { host, entity: None, missing: None, reason: None }),
-            };
-            self.push_notification(&note)?;
         }
         Ok(())
     }
