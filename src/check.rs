@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use spindle_core::date::Date;
-use spindle_core::engine::check_host;
+use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::facts::Snapshot;
 use spindle_core::load::parse_snapshot;
 use spindle_core::pack::{Config, load_packs};
@@ -37,8 +37,9 @@ use crate::text::TextWriter;
 struct Engine {
     // Kept alive for the plugin rules, which call into it.
     _host: Option<PluginHost>,
-    plugin_rules: Vec<PluginRule>,
     cfg: Config,
+    /// The enabled rules with their settings, resolved once for every host.
+    active: Vec<ActiveRule<'static>>,
 }
 
 impl Engine {
@@ -62,36 +63,29 @@ impl Engine {
             Some(host) => plugin_rules::load(host, &decls)?,
             None => vec![],
         };
+        // A run loads each pack list once and uses its rules to the end, like the builtin rules,
+        // which are statics.
+        let plugin_rules: &'static [PluginRule] = Box::leak(plugin_rules.into_boxed_slice());
+        let rules: Vec<&'static dyn Rule> = spindle_rules::all()
+            .iter()
+            .map(|r| *r as &dyn Rule)
+            .chain(plugin_rules.iter().map(|r| r as &dyn Rule))
+            .collect();
         let cfg = {
-            let rules = rules(&plugin_rules);
             let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
             stack.resolve(&cat)?
         };
-        Ok(Engine { _host: host, plugin_rules, cfg })
+        let active = cfg.active(&rules);
+        Ok(Engine { _host: host, cfg, active })
     }
 
     fn infos(&self) -> Vec<RuleInfo> {
-        let rules = rules(&self.plugin_rules);
-        self.cfg
-            .active(&rules)
-            .iter()
-            .map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity))
-            .collect()
+        self.active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
     }
 
     fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
-        let rules = rules(&self.plugin_rules);
-        let active = self.cfg.active(&rules);
-        check_host(&active, view, &self.cfg.waivers, today)
+        check_host(&self.active, view, &self.cfg.waivers, today)
     }
-}
-
-fn rules(plugin_rules: &[PluginRule]) -> Vec<&dyn Rule> {
-    spindle_rules::all()
-        .iter()
-        .map(|r| *r as &dyn Rule)
-        .chain(plugin_rules.iter().map(|r| r as &dyn Rule))
-        .collect()
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {

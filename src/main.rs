@@ -22,6 +22,9 @@ mod text;
 
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 
 use crate::cli::{Cli, Command};

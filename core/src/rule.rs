@@ -72,13 +72,17 @@ impl RuleMeta {
         out.trim().to_string() + "\n"
     }
 
-    /// One section of the docs (`"How to fix"`), without its heading.
+    /// One section of the docs (`"How to fix"`), without its heading. Read from the raw lines,
+    /// without building the whole docs: rules take their default fix from it on every host.
     pub fn doc_section(&self, heading: &str) -> Option<String> {
-        let docs = self.docs();
-        let start = docs.find(&format!("## {heading}\n"))? + heading.len() + 4;
-        let rest = &docs[start..];
-        let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
-        Some(rest[..end].trim().to_string())
+        let mut lines = self.raw_docs.lines().map(|l| l.strip_prefix(' ').unwrap_or(l));
+        lines.by_ref().find(|l| l.strip_prefix("## ") == Some(heading))?;
+        let mut out = String::new();
+        for line in lines.take_while(|l| !l.starts_with("## ")) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        Some(out.trim().to_string())
     }
 
     /// The category, from the code's letters (`ALN001` → `ALN`).

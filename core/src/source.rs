@@ -32,9 +32,7 @@ impl SourceDoc {
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.text.len());
-        let lines = self.lines.get_or_init(|| {
-            std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
-        });
+        let lines = self.lines.get_or_init(|| line_starts(self.text.as_bytes()));
         let line = lines.partition_point(|&start| start <= byte);
         let start = lines[line - 1];
         let column = self.text.get(start..byte).map_or(byte - start, |s| s.chars().count());
@@ -67,13 +65,52 @@ impl SourceDoc {
     }
 }
 
+/// Byte offset of the start of every line: 0, then one past each `\n`. Eight bytes at a time:
+/// a snapshot is mostly short lines, and a search per line costs more than its line.
+fn line_starts(text: &[u8]) -> Vec<usize> {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut out = Vec::with_capacity(text.len() / 32 + 1);
+    out.push(0);
+    let mut words = text.chunks_exact(8);
+    let mut base = 0;
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ 0x0a0a_0a0a_0a0a_0a0a;
+        // The top bit of each byte of `x` that is zero (a `\n` in the text), exactly: the sum
+        // sets it for any non-zero low seven bits, without carrying into the next byte.
+        let mut newlines = !(((x & LOW7) + LOW7) | x | LOW7);
+        while newlines != 0 {
+            out.push(base + (newlines.trailing_zeros() / 8) as usize + 1);
+            newlines &= newlines - 1;
+        }
+        base += 8;
+    }
+    out.extend(words.remainder().iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| base + i + 1));
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::SourceDoc;
+    use super::{SourceDoc, line_starts};
     use crate::load::line_col;
     use crate::locate::locate;
 
     const DOC: &str = "{\n  \"a\": [ {\"x\": 1, \"y\": \"é\"},\n    {\"x\": 2, \"y\": [3, 4]} ],\n  \"b\": {\"c\": true}\n}\n";
+
+    #[test]
+    fn line_starts_follow_every_newline() {
+        // Newlines at every position of a word, runs of them, and a tail shorter than a word.
+        let text = "\n\nab\ncdefgh\u{e9}\n\n\n\n\n\n\n\nxyz\n1234567\n12345678\n\u{203a}\r\n\n";
+        let expect: Vec<usize> =
+            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        for cut in 0..=text.len() {
+            let t = &text.as_bytes()[..cut];
+            assert_eq!(
+                line_starts(t),
+                expect.iter().copied().filter(|&s| s == 0 || s <= cut).collect::<Vec<_>>(),
+                "{cut}"
+            );
+        }
+    }
 
     #[test]
     fn agrees_with_locate_and_line_col_in_any_order() {
