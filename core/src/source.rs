@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::locate::{Span, containers, locate, locate_from};
+use crate::locate::{Span, containers_of_parsed, locate, locate_from};
 
 #[derive(Debug)]
 pub struct SourceDoc {
@@ -42,7 +42,7 @@ impl SourceDoc {
     /// The span of the value at `pointer`, as [`locate`] finds it.
     pub fn locate(&self, pointer: &str) -> Option<Span> {
         let containers =
-            self.containers.get_or_init(|| containers(&self.text).map(|c| c.into_iter().collect()));
+            self.containers.get_or_init(|| containers_of_parsed(&self.text).map(|c| c.into_iter().collect()));
         let Some(containers) = containers else { return locate(&self.text, pointer) };
         let Some(cut) = pointer.rfind('/') else { return locate(&self.text, pointer) };
         let Some(&parent) = containers.get(&pointer[..cut]) else {
