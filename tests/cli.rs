@@ -318,3 +318,47 @@ fn host_named_late_in_a_large_file_is_still_grouped() {
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["hosts"][0]["host"], "late01");
 }
+
+/// Hosts are checked on several threads; the report must not show it: every format is
+/// byte-for-byte the same with one thread or many, and a bad file in the middle of a fleet still
+/// stops the run with its own error and no report.
+#[test]
+fn reports_do_not_depend_on_the_number_of_threads() {
+    let dir = TempDir::new().unwrap();
+    let fleet = dir.path().join("fleet");
+    fs::create_dir(&fleet).unwrap();
+    for i in 0..24 {
+        // Hosts differ in findings (every third partition is aligned), so reordering would show.
+        let offset = if i % 3 == 0 { "1048576" } else { "32256" };
+        let text = SECTOR_63.replace("sql01", &format!("sql{i:02}")).replace("32256", offset);
+        write(&fleet, &format!("sql{i:02}.json"), &text);
+    }
+    for format in ["json", "sarif", "text"] {
+        let reports: Vec<Vec<u8>> = ["1", "2", "7"]
+            .iter()
+            .map(|jobs| {
+                let out = dir.path().join(format!("r-{format}-{jobs}"));
+                let o = spindle(&["check", s(&fleet), "--format", format, "--jobs", jobs, "-o", s(&out)]);
+                assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+                fs::read(&out).unwrap()
+            })
+            .collect();
+        assert!(reports.windows(2).all(|w| w[0] == w[1]), "{format} reports differ with the thread count");
+    }
+    let json: Value = serde_json::from_slice(&fs::read(dir.path().join("r-json-7")).unwrap()).unwrap();
+    let hosts: Vec<&str> =
+        json["hosts"].as_array().unwrap().iter().map(|h| h["host"].as_str().unwrap()).collect();
+    assert_eq!(hosts, (0..24).map(|i| format!("sql{i:02}")).collect::<Vec<_>>());
+
+    write(
+        &fleet,
+        "sql13.json",
+        "{\n  \"schema_version\": 1,\n  \"host\": { \"name\": \"sql13\" },\n  \"disks\": [ {\"id\": 5} ]\n}\n",
+    );
+    let out = dir.path().join("broken.json");
+    let o = spindle(&["check", s(&fleet), "--format", "json", "--jobs", "4", "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("sql13.json:4:21"), "{err}");
+    assert!(!out.exists(), "a failed run leaves no report");
+}
