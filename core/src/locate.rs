@@ -36,10 +36,20 @@ pub fn locate(text: &str, pointer: &str) -> Option<Span> {
 /// Like [`locate`], with `pointer` relative to the value that starts at byte `start` (found by
 /// an earlier call), so repeated look-ups in one document need not rescan it from the top.
 pub fn locate_from(text: &str, start: usize, pointer: &str) -> Option<Span> {
+    locate_in(Scanner { b: text.as_bytes(), pos: start, parsed: false }, pointer)
+}
+
+/// [`locate_from`] in a text already parsed as JSON (a loaded snapshot's): the values passed on
+/// the way are skipped by their delimiters alone, unchecked. On text that is not JSON the result
+/// is unspecified (but nothing panics).
+pub(crate) fn locate_from_parsed(text: &str, start: usize, pointer: &str) -> Option<Span> {
+    locate_in(Scanner { b: text.as_bytes(), pos: start, parsed: true }, pointer)
+}
+
+fn locate_in(mut s: Scanner<'_>, pointer: &str) -> Option<Span> {
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return None;
     }
-    let mut s = Scanner { b: text.as_bytes(), pos: start };
     s.ws();
     let mut key = None;
     let mut tokens = pointer.split('/').skip(1).peekable();
@@ -82,7 +92,7 @@ pub(crate) fn containers_of_parsed(text: &str) -> Option<Vec<(String, usize)>> {
 
 fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut s = Scanner { b: text.as_bytes(), pos: start };
+    let mut s = Scanner { b: text.as_bytes(), pos: start, parsed };
     let mut out = vec![];
     let mut path = String::new();
     // Open containers: `{` or `[`, the path length before their current token, the index.
@@ -98,11 +108,7 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                 if open.len() == MAX_INDEXED_DEPTH {
                     // Nothing inside is indexed: skip it whole rather than build the pointer of
                     // every member (most of a snapshot is the members of its database files).
-                    if parsed {
-                        s.skip_parsed()?;
-                    } else {
-                        s.value()?;
-                    }
+                    s.value()?;
                 } else {
                     s.pos += 1;
                     s.ws();
@@ -215,6 +221,8 @@ fn array_index(token: &str) -> Option<usize> {
 struct Scanner<'t> {
     b: &'t [u8],
     pos: usize,
+    /// The text was parsed as JSON already: values are skipped by their delimiters, unchecked.
+    parsed: bool,
 }
 
 impl Scanner<'_> {
@@ -315,6 +323,15 @@ impl Scanner<'_> {
     /// Skips one JSON value, checking its grammar, and returns its range. Iterative: nesting
     /// costs one byte of stack per level, on the heap.
     fn value(&mut self) -> Option<Range<usize>> {
+        if self.parsed {
+            self.ws();
+            let start = self.pos;
+            match self.peek()? {
+                b'{' | b'[' => self.skip_parsed()?,
+                c => self.scalar(c)?,
+            }
+            return Some(start..self.pos);
+        }
         let start = self.pos;
         let mut open: Vec<u8> = Vec::new();
         loop {
@@ -436,6 +453,16 @@ impl Scanner<'_> {
 
     /// Steps over the string, literal or number that starts with `c`; `None` for anything else.
     fn scalar(&mut self, c: u8) -> Option<()> {
+        if self.parsed && c != b'"' {
+            // A number or literal ends where a delimiter or white space starts.
+            let rest = self.b.get(self.pos..)?;
+            let len = rest
+                .iter()
+                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\t' | b'\r'))
+                .unwrap_or(rest.len());
+            self.pos += len;
+            return (len > 0).then_some(());
+        }
         match c {
             b'"' => self.string().map(drop),
             b't' => self.literal(b"true"),
@@ -637,6 +664,27 @@ mod tests {
             assert_eq!(containers_of_parsed(text), containers(text));
         }
         assert!(containers(deep).unwrap().iter().any(|(p, _)| p == "/a/0/b/0/c/d"));
+        let pointers = [
+            "",
+            "/schema_version",
+            "/host/name",
+            "/partitions/1/offset_bytes",
+            "/partitions/1/tags",
+            "/a~1b/m~0n/2",
+            "/\u{41}sc\"ii",
+            "/",
+            "/partitions/2",
+            "/nope",
+            "/a/0/b/0/c/d/0/e/f/g/1/h",
+            "/a/0/b/0/c/d/1",
+            "/z/y",
+            "/a/0/b/0/c/d/0/e/f/i/1",
+        ];
+        for text in [DOC, deep] {
+            for p in pointers {
+                assert_eq!(locate_from_parsed(text, 0, p), locate_from(text, 0, p), "{p}");
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::locate::{Span, containers_of_parsed, locate, locate_from};
+use crate::locate::{Span, containers_of_parsed, locate, locate_from_parsed};
 
 #[derive(Debug)]
 pub struct SourceDoc {
@@ -50,7 +50,7 @@ impl SourceDoc {
             let mut at = cut;
             while let Some(up) = pointer[..at].rfind('/') {
                 if let Some(&start) = containers.get(&pointer[..up]) {
-                    return locate_from(&self.text, start, &pointer[up..]);
+                    return locate_from_parsed(&self.text, start, &pointer[up..]);
                 }
                 at = up;
             }
@@ -58,9 +58,9 @@ impl SourceDoc {
         };
         match containers.get(pointer) {
             // An element of an array has no key to report: go straight to it.
-            Some(&start) if self.text.as_bytes()[parent] == b'[' => locate_from(&self.text, start, ""),
+            Some(&start) if self.text.as_bytes()[parent] == b'[' => locate_from_parsed(&self.text, start, ""),
             // A member (its key is part of the span) or a scalar: look in what holds it.
-            _ => locate_from(&self.text, parent, &pointer[cut..]),
+            _ => locate_from_parsed(&self.text, parent, &pointer[cut..]),
         }
     }
 }

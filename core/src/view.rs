@@ -133,6 +133,16 @@ impl Clone for Memo {
     }
 }
 
+/// The parts joined, in one allocation: keys, pointers and labels are built for every entity of
+/// every host, and `format!` costs several times as much for such plain joins.
+fn cat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
+}
+
 fn merge_into<T: Merge>(
     section: &mut Option<Vec<Located<T>>>,
     items: Option<Vec<T>>,
@@ -143,7 +153,7 @@ fn merge_into<T: Merge>(
     let Some(items) = items else { return };
     let out = section.get_or_insert_with(Vec::new);
     for (i, item) in items.into_iter().enumerate() {
-        let origin = Origin { doc, pointer: format!("{base}/{i}") };
+        let origin = Origin { doc, pointer: cat(&[base, "/", &i.to_string()]) };
         let key = key_of(&item);
         match out.iter_mut().find(|l| l.key == key) {
             Some(existing) => {
@@ -247,18 +257,19 @@ impl HostView {
             // merge_from kept them from.
             let base = inst.origins[0].clone();
             for (di, mut db) in dbs.into_iter().enumerate() {
-                let db_origin = Origin { doc: base.doc, pointer: format!("{}/databases/{di}", base.pointer) };
-                let db_key = format!("{}/database:{}", inst.key, db.name);
+                let db_origin =
+                    Origin { doc: base.doc, pointer: cat(&[&base.pointer, "/databases/", &di.to_string()]) };
+                let db_key = cat(&[&inst.key, "/database:", &db.name]);
                 let files = db.files.take().map(|files| {
                     files
                         .into_iter()
                         .enumerate()
                         .map(|(fi, f)| Located {
-                            key: format!("{db_key}/file:{}", f.logical_name),
+                            key: cat(&[&db_key, "/file:", &f.logical_name]),
                             label: String::new(),
                             origins: vec![Origin {
                                 doc: base.doc,
-                                pointer: format!("{}/files/{fi}", db_origin.pointer),
+                                pointer: cat(&[&db_origin.pointer, "/files/", &fi.to_string()]),
                             }],
                             item: f,
                         })
@@ -329,11 +340,11 @@ impl HostView {
         }
         let inst_labels: Vec<String> = self.instances.iter().flatten().map(|i| i.label.clone()).collect();
         for dv in &mut self.databases {
-            dv.db.label = format!("{} › {}", inst_labels[dv.instance], dv.db.item.name);
+            dv.db.label = cat(&[&inst_labels[dv.instance], " › ", &dv.db.item.name]);
             for f in dv.files.iter_mut().flatten() {
                 f.label = match &f.item.physical_name {
-                    Some(p) => format!("{} › {} ({p})", dv.db.label, f.item.logical_name),
-                    None => format!("{} › {}", dv.db.label, f.item.logical_name),
+                    Some(p) => cat(&[&dv.db.label, " › ", &f.item.logical_name, " (", p, ")"]),
+                    None => cat(&[&dv.db.label, " › ", &f.item.logical_name]),
                 };
             }
         }

@@ -273,7 +273,11 @@ pub fn locate_entity(view: &HostView, entity: &EntityRef, field: Option<&str>) -
     let field = field.filter(|f| !f.is_empty());
     let exact = field.and_then(|field| {
         entity.origins.iter().find_map(|o| {
-            let pointer = format!("{}/{}", o.pointer, field.trim_start_matches('/'));
+            let field = field.trim_start_matches('/');
+            let mut pointer = String::with_capacity(o.pointer.len() + 1 + field.len());
+            pointer.push_str(&o.pointer);
+            pointer.push('/');
+            pointer.push_str(field);
             fact_location(view, o.doc, pointer, true)
         })
     });

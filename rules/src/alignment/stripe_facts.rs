@@ -72,7 +72,7 @@ pub(super) fn declare_hint(entity_key: &str) -> String {
 
 /// `a ÷ b` with at most three decimals: `0.492`, `0.25`, `8`.
 pub(super) fn ratio(a: u64, b: u64) -> String {
-    let s = format!("{:.3}", a as f64 / b as f64);
+    let s = spindle_core::units::fixed(a as f64 / b as f64, 3);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 

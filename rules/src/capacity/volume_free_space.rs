@@ -51,7 +51,7 @@ declare_rule! {
 fn free_share(share: f64, min_percent: f64) -> String {
     let one = units::percent(share);
     if one == units::percent(min_percent / 100.0) {
-        format!("{:.2} %", (share * 10_000.0).floor() / 100.0)
+        format!("{} %", spindle_core::units::fixed((share * 10_000.0).floor() / 100.0, 2))
     } else {
         one
     }

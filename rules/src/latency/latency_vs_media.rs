@@ -331,7 +331,7 @@ fn check(cx: &mut Ctx<'_>) {
 
 /// How many times: `19.4`; two decimals below 10, so 4.01 × does not print as 4.0 ×.
 fn times(ratio: f64) -> String {
-    if ratio < 10.0 { format!("{ratio:.2}") } else { format!("{ratio:.1}") }
+    if ratio < 10.0 { spindle_core::units::fixed(ratio, 2) } else { spindle_core::units::fixed(ratio, 1) }
 }
 
 fn record(

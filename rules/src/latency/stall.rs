@@ -86,7 +86,7 @@ pub(crate) fn duration(ms: u64) -> String {
     const MIN: u64 = 60 * S;
     const H: u64 = 60 * MIN;
     let one_decimal = |v: f64, unit: &str| {
-        let s = format!("{v:.1}");
+        let s = spindle_core::units::fixed(v, 1);
         format!("{} {unit}", s.strip_suffix(".0").unwrap_or(&s))
     };
     match ms {
