@@ -188,6 +188,29 @@ fn first_special(b: &[u8]) -> usize {
         .unwrap_or(words.remainder().len())
 }
 
+/// The index of the first `"`, `{`, `}`, `[` or `]` in `b`, eight bytes at a time (what lies
+/// between them, when skipping a container of parsed text, is mostly plain bytes).
+fn first_structural(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut words = b.chunks_exact(8);
+    let mut n = 0;
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // `[` `]` are `{` `}` without the 0x20 bit: set it, and two tests find all four.
+        let folded = x | (ONES * 0x20);
+        let hit = zeros(x ^ (ONES * u64::from(b'"')))
+            | zeros(folded ^ (ONES * u64::from(b'{')))
+            | zeros(folded ^ (ONES * u64::from(b'}')));
+        if hit != 0 {
+            return Some(n + (hit.trailing_zeros() / 8) as usize);
+        }
+        n += 8;
+    }
+    words.remainder().iter().position(|c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']')).map(|i| n + i)
+}
+
 /// Decodes a pointer token: `~1` is `/`, `~0` is `~`; any other `~` makes the pointer invalid.
 fn unescape_token(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
     if !raw.contains('~') {
@@ -250,7 +273,7 @@ impl Scanner<'_> {
         let mut depth = 0usize;
         loop {
             let rest = self.b.get(self.pos..)?;
-            self.pos += rest.iter().position(|c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))?;
+            self.pos += first_structural(rest)?;
             match self.b[self.pos] {
                 b'"' => {
                     self.pos += 1;
@@ -654,6 +677,27 @@ mod tests {
   "\u0041sc\"ii": "x\ny",
   "": 0
 }"#;
+
+    #[test]
+    fn first_structural_finds_the_first_quote_or_bracket() {
+        for special in [b'"', b'{', b'}', b'[', b']'] {
+            for len in [0, 5, 8, 13, 48] {
+                for at in 0..len {
+                    // Bytes one bit away from the brackets (`;` `=` `y` `_` DEL) are not them.
+                    let mut b: Vec<u8> =
+                        b";=y_\x7fa[".iter().copied().filter(|c| *c != b'[').cycle().take(len).collect();
+                    b[at] = special;
+                    if at + 2 < len {
+                        b[at + 2] = b'{';
+                    }
+                    assert_eq!(first_structural(&b), Some(at), "{special:#x} at {at} of {len}");
+                }
+                let plain: Vec<u8> =
+                    b";=y_\x7fa{".iter().copied().filter(|c| *c != b'{').cycle().take(len).collect();
+                assert_eq!(first_structural(&plain), None);
+            }
+        }
+    }
 
     #[test]
     fn containers_of_parsed_text_agree_with_the_checked_scan() {

@@ -79,8 +79,17 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     }
     if decimals == 0 {
         out.push_str(&digits);
+        return out;
+    }
+    // At least one digit before the point: 5 hundredths are `0.05`.
+    let zeros = (decimals + 1).saturating_sub(digits.len());
+    if zeros > 0 {
+        out.push_str("0.");
+        for _ in 1..zeros {
+            out.push('0');
+        }
+        out.push_str(&digits);
     } else {
-        let digits = format!("{digits:0>width$}", width = decimals + 1);
         let (int, frac) = digits.split_at(digits.len() - decimals);
         out.push_str(int);
         out.push('.');
