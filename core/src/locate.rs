@@ -162,7 +162,7 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
 
 /// The index of the first `"`, `\\` or control character in `b` (`b.len()` when there is none),
 /// eight bytes at a time: strings are most of a snapshot's text, and most of them are short.
-fn first_special(b: &[u8]) -> usize {
+pub(crate) fn first_special(b: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // The top bit of each byte that is zero, and maybe of bytes above a zero byte (a borrow

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::emit::Emit;
 use super::{
     FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
     locate_finding, locate_not_evaluated, serialize_indented, write_indented,
@@ -153,6 +154,158 @@ struct JsonSummary {
     incomplete: bool,
 }
 
+// The host objects are written by hand (see `emit`), in the order and layout serde's derive
+// gives them; `rendered_hosts_match_serde` checks the two agree.
+impl JsonHost<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.key("host");
+        e.str(self.host);
+        e.key("sources");
+        e.open(b'[');
+        for s in &self.sources {
+            e.item();
+            e.str(s);
+        }
+        e.close(b']');
+        e.key("rules_run");
+        e.num(self.rules_run);
+        e.key("findings");
+        e.open(b'[');
+        for f in &self.findings {
+            e.item();
+            f.emit(e);
+        }
+        e.close(b']');
+        e.key("not_evaluated");
+        e.open(b'[');
+        for n in &self.not_evaluated {
+            e.item();
+            n.emit(e);
+        }
+        e.close(b']');
+        e.key("errors");
+        e.open(b'[');
+        for x in &self.errors {
+            e.item();
+            e.open(b'{');
+            e.key("code");
+            e.str(x.code);
+            e.key("message");
+            e.str(x.message);
+            e.close(b'}');
+        }
+        e.close(b']');
+        e.key("collection_error");
+        e.opt_str(self.collection_error);
+        e.close(b'}');
+    }
+}
+
+impl JsonEntity<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.key("key");
+        e.str(self.key);
+        e.key("label");
+        e.str(self.label);
+        e.key("kind");
+        e.str(self.kind);
+        e.close(b'}');
+    }
+}
+
+impl JsonLocation {
+    fn emit(this: Option<&Self>, e: &mut Emit<'_>) {
+        let Some(l) = this else { return e.null() };
+        e.open(b'{');
+        e.key("path");
+        e.str(&l.path);
+        e.key("pointer");
+        e.str(&l.pointer);
+        e.key("line");
+        e.num(l.line);
+        e.key("column");
+        e.num(l.column);
+        e.key("end_line");
+        e.num(l.end_line);
+        e.key("end_column");
+        e.num(l.end_column);
+        e.key("exact");
+        e.bool(l.exact);
+        e.close(b'}');
+    }
+}
+
+impl JsonFinding<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.key("code");
+        e.str(self.code);
+        e.key("rule");
+        e.str(self.rule);
+        e.key("severity");
+        e.str(self.severity);
+        e.key("message");
+        e.str(self.message);
+        e.key("measured");
+        e.opt_str(self.measured);
+        e.key("expected");
+        e.opt_str(self.expected);
+        e.key("entity");
+        self.entity.emit(e);
+        e.key("field");
+        e.opt_str(self.field);
+        e.key("location");
+        JsonLocation::emit(self.location.as_ref(), e);
+        e.key("fix");
+        e.str(self.fix);
+        e.key("waived");
+        e.bool(self.waived);
+        e.key("waiver");
+        match &self.waiver {
+            Some(w) => {
+                e.open(b'{');
+                e.key("reason");
+                e.str(w.reason);
+                e.key("expires");
+                e.opt_str(w.expires);
+                e.key("source");
+                e.str(w.source);
+                e.key("expired");
+                e.bool(w.expired);
+                e.close(b'}');
+            }
+            None => e.null(),
+        }
+        e.key("fingerprint");
+        e.str(&self.fingerprint);
+        e.close(b'}');
+    }
+}
+
+impl JsonNotEvaluated<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.key("code");
+        e.str(self.code);
+        e.key("rule");
+        e.str(self.rule);
+        e.key("entity");
+        match &self.entity {
+            Some(x) => x.emit(e),
+            None => e.null(),
+        }
+        e.key("missing");
+        e.str(self.missing);
+        e.key("reason");
+        e.opt_str(self.reason);
+        e.key("location");
+        JsonLocation::emit(self.location.as_ref(), e);
+        e.close(b'}');
+    }
+}
+
 impl<W: Write> JsonWriter<W> {
     fn write_host(&mut self, host: &[u8]) -> io::Result<()> {
         let out = &mut self.out;
@@ -213,7 +366,10 @@ impl Render for JsonRender {
             collection_error: None,
         };
         let mut out = Rendered::new();
-        out.part(Part::Host, |buf| serialize_indented(buf, &host, "    "))?;
+        out.part(Part::Host, |buf| {
+            host.emit(&mut Emit::new(buf, "    "));
+            io::Result::Ok(())
+        })?;
         Ok(out)
     }
 }
@@ -291,5 +447,101 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
         write_indented(out, &s, "  ")?;
         out.write_all(b"\n}\n")?;
         out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(host: &JsonHost<'_>) -> (String, String) {
+        let mut by_hand = vec![];
+        host.emit(&mut Emit::new(&mut by_hand, "    "));
+        let mut by_serde = vec![];
+        serialize_indented(&mut by_serde, host, "    ").unwrap();
+        (String::from_utf8(by_hand).unwrap(), String::from_utf8(by_serde).unwrap())
+    }
+
+    #[test]
+    fn rendered_hosts_match_serde() {
+        // Every byte below 0x80, quotes, backslashes, and text beyond ASCII.
+        let ascii: String = (0u8..0x80).map(char::from).collect();
+        let tricky = format!("{ascii} « D:\\SQLData\\ » \u{203a} \u{1f4be} \"q\" ");
+        let entity = |key| JsonEntity { key, label: &tricky, kind: "file" };
+        let location = || JsonLocation {
+            path: tricky.clone(),
+            pointer: "/sql_instances/0/databases/2/files/7/growth".into(),
+            line: 1234,
+            column: 0,
+            end_line: usize::MAX,
+            end_column: 7,
+            exact: false,
+        };
+        let finding = |waived: bool, some: bool| JsonFinding {
+            code: "GRW001",
+            rule: "no-percent-growth",
+            severity: "warning",
+            message: &tricky,
+            measured: some.then_some("10 %"),
+            expected: some.then_some(tricky.as_str()),
+            entity: entity("k"),
+            field: some.then_some("growth"),
+            location: some.then(location),
+            fix: "ALTER DATABASE [x]\n\tMODIFY FILE (NAME = N'x', FILEGROWTH = 64MB);",
+            waived,
+            waiver: waived.then(|| JsonWaiver {
+                reason: &tricky,
+                expires: some.then_some("2027-01-01"),
+                source: "acme.toml",
+                expired: !some,
+            }),
+            fingerprint: "19f27316e9de46e3".into(),
+        };
+        let hosts = [
+            JsonHost {
+                host: "sql01",
+                sources: vec![],
+                rules_run: 0,
+                findings: vec![],
+                not_evaluated: vec![],
+                errors: vec![],
+                collection_error: Some(&tricky),
+            },
+            JsonHost {
+                host: &tricky,
+                sources: vec!["a.json", &tricky],
+                rules_run: 25,
+                findings: vec![
+                    finding(false, true),
+                    finding(true, true),
+                    finding(true, false),
+                    finding(false, false),
+                ],
+                not_evaluated: vec![
+                    JsonNotEvaluated {
+                        code: "LAT003",
+                        rule: "latency-vs-media",
+                        entity: Some(entity("e")),
+                        missing: "media",
+                        reason: Some(&tricky),
+                        location: Some(location()),
+                    },
+                    JsonNotEvaluated {
+                        code: "STR004",
+                        rule: "raid-stripe-unit",
+                        entity: None,
+                        missing: "raid_sets",
+                        reason: None,
+                        location: None,
+                    },
+                ],
+                errors: vec![JsonError { code: "acme/*", message: &tricky }],
+                collection_error: None,
+            },
+        ];
+        for host in &hosts {
+            let (by_hand, by_serde) = both(host);
+            assert_eq!(by_hand, by_serde);
+        }
     }
 }

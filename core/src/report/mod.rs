@@ -5,6 +5,7 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+mod emit;
 pub mod json;
 pub mod sarif;
 
