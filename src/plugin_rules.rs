@@ -123,6 +123,7 @@ fn static_meta(plugin: &str, r: &plugin::RuleMeta) -> RuleMeta {
         params: Box::leak(params.into_boxed_slice()),
         // RuleMeta::docs() drops rustdoc's one leading space per line: give it one.
         raw_docs: leak(r.docs.lines().map(|l| format!(" {l}\n")).collect()),
+        fix_cache: std::sync::OnceLock::new(),
     }
 }
 
@@ -222,7 +223,7 @@ impl RuleGroup for PluginGroup {
                 expected: f.expected,
                 entity: entity(&f.entity)?,
                 field: f.field,
-                fix: f.fix.unwrap_or_else(|| meta.doc_section("How to fix").unwrap_or_default()),
+                fix: f.fix.unwrap_or_else(|| meta.default_fix().to_string()),
                 waiver: None,
             });
         }

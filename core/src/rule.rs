@@ -59,6 +59,9 @@ pub struct RuleMeta {
     pub params: &'static [ParamSpec],
     /// Raw doc comment lines (each with rustdoc's leading space); see [`RuleMeta::docs`].
     pub raw_docs: &'static str,
+    /// [`RuleMeta::default_fix`], worked out on first use: `std::sync::OnceLock::new()`.
+    #[doc(hidden)]
+    pub fix_cache: std::sync::OnceLock<String>,
 }
 
 impl RuleMeta {
@@ -83,6 +86,12 @@ impl RuleMeta {
             out.push('\n');
         }
         Some(out.trim().to_string())
+    }
+
+    /// The fix a finding gives unless the rule writes its own: the docs' "How to fix", read
+    /// once per run rather than once per host.
+    pub fn default_fix(&self) -> &str {
+        self.fix_cache.get_or_init(|| self.doc_section("How to fix").unwrap_or_default())
     }
 
     /// The category, from the code's letters (`ALN001` → `ALN`).
@@ -140,8 +149,6 @@ pub struct Ctx<'a> {
     pub(crate) severity: Severity,
     pub(crate) findings: Vec<Finding>,
     pub(crate) not_evaluated: Vec<NotEvaluated>,
-    /// The docs' "How to fix", cut out once per rule run rather than once per finding.
-    default_fix: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -152,17 +159,13 @@ impl<'a> Ctx<'a> {
         meta: &'a RuleMeta,
         severity: Severity,
     ) -> Self {
-        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![], default_fix: None }
+        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![] }
     }
 
     /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
     /// adjust it through the returned reference.
     pub fn report<T>(&mut self, at: &Located<T>, field: &str, message: impl Into<String>) -> &mut Finding {
-        let meta = self.meta;
-        let fix = self
-            .default_fix
-            .get_or_insert_with(|| meta.doc_section("How to fix").unwrap_or_default())
-            .clone();
+        let fix = self.meta.default_fix().to_string();
         self.findings.push(Finding {
             code: self.code.to_string(),
             rule: self.meta.name.to_string(),
@@ -274,6 +277,7 @@ macro_rules! declare_rule {
                     doc: $pdoc,
                 }),*],
                 raw_docs: concat!($($doc, "\n"),*),
+                fix_cache: ::std::sync::OnceLock::new(),
             },
             check: $check,
         };

@@ -93,6 +93,7 @@ fn member(fail: bool) -> Member {
             needs: &[],
             params: &[],
             raw_docs: "",
+            fix_cache: std::sync::OnceLock::new(),
         },
         group: Group { fail },
     }
