@@ -467,9 +467,16 @@ impl HostView {
     /// own files, as rules pass them: found by address, so a copy or a file from elsewhere is
     /// never mistaken for one and is worked out afresh.
     fn file_position(&self, f: &DbFile) -> Option<(usize, usize)> {
+        // Which database's file list holds the address, then which element: arithmetic on
+        // addresses, confirmed by comparing the element's, rather than a walk over every file
+        // (rules ask for each file, so the walk made them quadratic in the host's files).
+        let addr = std::ptr::from_ref(f) as usize;
+        let size = std::mem::size_of::<Located<DbFile>>();
         self.databases.iter().enumerate().find_map(|(d, dv)| {
-            let fi = dv.files.as_deref()?.iter().position(|l| std::ptr::eq(&l.item, f))?;
-            Some((d, fi))
+            let files = dv.files.as_deref()?;
+            let start = files.as_ptr() as usize;
+            let fi = addr.checked_sub(start)? / size.max(1);
+            files.get(fi).filter(|l| std::ptr::eq(&l.item, f)).map(|_| (d, fi))
         })
     }
 

@@ -166,7 +166,7 @@ pub struct Rendered {
 
 impl Rendered {
     pub fn new() -> Self {
-        Rendered { bytes: Vec::with_capacity(32 << 10), parts: vec![] }
+        Rendered { bytes: Vec::with_capacity(64 << 10), parts: vec![] }
     }
 
     /// Adds a part written by `write` into the shared buffer.

@@ -42,7 +42,8 @@ pub(crate) fn volumes_holding<'v>(cx: &mut Ctx<'v>, keep: fn(&DbFile) -> bool) -
             continue;
         }
         match resolve(cx, f) {
-            Some(v) => match out.iter_mut().find(|d| d.volume.key == v.key) {
+            // The view's own volumes: the same volume is the same address.
+            Some(v) => match out.iter_mut().find(|d| std::ptr::eq(d.volume, v)) {
                 Some(d) => d.files.push((db, f)),
                 None => out.push(DbVolume { volume: v, files: vec![(db, f)] }),
             },
@@ -50,9 +51,9 @@ pub(crate) fn volumes_holding<'v>(cx: &mut Ctx<'v>, keep: fn(&DbFile) -> bool) -
         }
     }
     let order = |v: &Located<Volume>| {
-        view.volumes.iter().flatten().position(|x| x.key == v.key).unwrap_or(usize::MAX)
+        view.volumes.iter().flatten().position(|x| std::ptr::eq(x, v)).unwrap_or(usize::MAX)
     };
-    out.sort_by_key(|d| order(d.volume));
+    out.sort_by_cached_key(|d| order(d.volume));
     out
 }
 
