@@ -97,6 +97,9 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     let mut path = String::new();
     // Open containers: `{` or `[`, the path length before their current token, the index.
     let mut open: Vec<(u8, usize, usize)> = vec![];
+    // The key of the member whose value comes next. It joins `path` only if the value is an
+    // object or array: most members are numbers and strings, which need no pointer.
+    let mut key: Option<Range<usize>> = None;
     loop {
         // Expecting a value at `path`.
         s.ws();
@@ -104,6 +107,9 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
             c @ (b'{' | b'[') => {
                 // Entities sit at most six tokens deep (`/sql_instances/0/databases/2/files/7`);
                 // what is deeper is found from them, so it need not cost an entry each.
+                if let Some(k) = key.take() {
+                    push_token(text, k, &mut path)?;
+                }
                 out.push((path.clone(), s.pos));
                 if open.len() == MAX_INDEXED_DEPTH {
                     // Nothing inside is indexed: skip it whole rather than build the pointer of
@@ -118,7 +124,7 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     } else {
                         open.push((c, path.len(), 0));
                         if c == b'{' {
-                            s.member_token(text, &mut path)?;
+                            key = Some(s.member_key()?);
                         } else {
                             path.push_str("/0");
                         }
@@ -126,7 +132,10 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     }
                 }
             }
-            c => s.scalar(c)?,
+            c => {
+                key = None;
+                s.scalar(c)?;
+            }
         }
         // A value ended: close what it ends, or move to the next member or element.
         loop {
@@ -141,7 +150,7 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     path.truncate(top.1);
                     if kind == b'{' {
                         s.ws();
-                        s.member_token(text, &mut path)?;
+                        key = Some(s.member_key()?);
                     } else {
                         top.2 += 1;
                         // Formatted in place: a `to_string` per element would allocate.
@@ -158,6 +167,27 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
             }
         }
     }
+}
+
+/// Appends the pointer token of the member key at `key` (quotes included) in `text` to `path`.
+fn push_token(text: &str, key: Range<usize>, path: &mut String) -> Option<()> {
+    let raw = &text[key.start + 1..key.end - 1];
+    let name: std::borrow::Cow<'_, str> =
+        if raw.contains('\\') { serde_json::from_str::<String>(&text[key]).ok()?.into() } else { raw.into() };
+    path.push('/');
+    if name.contains(['~', '/']) {
+        for c in name.chars() {
+            match c {
+                '~' => path.push_str("~0"),
+                '/' => path.push_str("~1"),
+                c => path.push(c),
+            }
+        }
+    } else {
+        // Keys almost never need escaping: copy them whole.
+        path.push_str(&name);
+    }
+    Some(())
 }
 
 /// The index of the first `"`, `\\` or control character in `b` (`b.len()` when there is none),
@@ -411,35 +441,13 @@ impl Scanner<'_> {
 
     /// `"key" :` inside an object.
     /// Reads `"key":` and appends the key to `path` as a pointer token.
-    fn member_token(&mut self, text: &str, path: &mut String) -> Option<()> {
+    /// At a member's key: moves past it and the colon, and returns the key's range (quotes
+    /// included).
+    fn member_key(&mut self) -> Option<Range<usize>> {
         let key = self.string()?;
-        let raw = &text[key.start + 1..key.end - 1];
-        let name: std::borrow::Cow<'_, str> = if raw.contains('\\') {
-            serde_json::from_str::<String>(&text[key]).ok()?.into()
-        } else {
-            raw.into()
-        };
-        path.push('/');
-        if name.contains(['~', '/']) {
-            for c in name.chars() {
-                match c {
-                    '~' => path.push_str("~0"),
-                    '/' => path.push_str("~1"),
-                    c => path.push(c),
-                }
-            }
-        } else {
-            // Keys almost never need escaping: copy them whole.
-            path.push_str(&name);
-        }
         self.ws();
-        self.eat(b':')
-    }
-
-    fn member_key(&mut self) -> Option<()> {
-        self.string()?;
-        self.ws();
-        self.eat(b':')
+        self.eat(b':')?;
+        Some(key)
     }
 
     /// A string, quotes included; checks escapes and refuses raw control characters.
