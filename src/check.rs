@@ -117,8 +117,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         }
     }
 
+    // Snapshot files are read, checked and rendered on this many threads.
+    let threads =
+        args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
     let paths = if args.inputs.is_empty() { vec![] } else { input::discover(&args.inputs)? };
-    let groups = input::group_by_host(paths)?;
+    let groups = input::group_by_host(paths, threads)?;
     let today = today()?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
@@ -176,9 +179,6 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         let mut remaining: Vec<usize> = group_of_host.into_values().collect();
         remaining.sort_unstable();
         let render = writer.renderer();
-        let threads = args
-            .jobs
-            .map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
         // Reading, parsing, checking and rendering a host need nothing of the others: they run
         // on every core, and the writer appends the hosts in file order.
         ordered::for_each_in_order(

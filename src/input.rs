@@ -95,29 +95,43 @@ pub fn read_text(path: &Path) -> Result<String, UserError> {
 /// do: SQL Server reports `SQL01` where the host collector says `sql01`), in order of first
 /// appearance. Only the host name is
 /// read here (the scan stops there, and collectors write `host` first); the full parse, with its
-/// errors, happens per group in [`load_group`].
-pub fn group_by_host(paths: Vec<PathBuf>) -> Result<Vec<HostGroup>, UserError> {
+/// errors, happens per group in [`load_group`]. The names are read on `threads` threads.
+pub fn group_by_host(paths: Vec<PathBuf>, threads: usize) -> Result<Vec<HostGroup>, UserError> {
     let mut groups: Vec<HostGroup> = vec![];
     let mut index: HashMap<String, usize> = HashMap::new();
-    for path in paths {
-        let Some(name) = host_name_from_head(&path)? else {
-            // No host name near the top: the full parse finds it or says what is wrong, and where.
-            let text = read_text(&path)?;
-            if let Some(name) = locate(&text, "/host/name")
-                .and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
-            {
-                add(&mut groups, &mut index, name, path);
-                continue;
-            }
-            let err = parse_snapshot(&path.display().to_string(), text.clone())
-                .err()
-                .map(|e| load_error(e, Some(&text)))
-                .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display())));
-            return Err(err);
-        };
+    let mut named = Vec::with_capacity(paths.len());
+    crate::ordered::for_each_in_order(
+        &paths,
+        threads,
+        |p| host_name(p),
+        |name| {
+            named.push(name?);
+            Ok::<(), UserError>(())
+        },
+    )?;
+    for (path, name) in paths.into_iter().zip(named) {
         add(&mut groups, &mut index, name, path);
     }
     Ok(groups)
+}
+
+/// The host a snapshot file describes: from its first bytes when they name it, else from the
+/// whole file; a file that names none is an error, where it goes wrong.
+fn host_name(path: &Path) -> Result<String, UserError> {
+    if let Some(name) = host_name_from_head(path)? {
+        return Ok(name);
+    }
+    // No host name near the top: the full parse finds it or says what is wrong, and where.
+    let text = read_text(path)?;
+    if let Some(name) =
+        locate(&text, "/host/name").and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
+    {
+        return Ok(name);
+    }
+    Err(parse_snapshot(&path.display().to_string(), text.clone())
+        .err()
+        .map(|e| load_error(e, Some(&text)))
+        .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display()))))
 }
 
 fn add(groups: &mut Vec<HostGroup>, index: &mut HashMap<String, usize>, host: String, path: PathBuf) {
