@@ -112,6 +112,29 @@ impl<'o> Emit<'o> {
         self.out.extend_from_slice(&buf[i..]);
     }
 
+    /// `"name": [...]`, each item written by `each`.
+    pub fn array_member<T>(&mut self, name: &str, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
+        self.key(name);
+        self.open(b'[');
+        for item in items {
+            self.item();
+            each(self, item);
+        }
+        self.close(b']');
+    }
+
+    /// `"name": "value"`.
+    pub fn str_member(&mut self, name: &str, value: &str) {
+        self.key(name);
+        self.str(value);
+    }
+
+    /// `"name": "value"` or `"name": null`.
+    pub fn opt_str_member(&mut self, name: &str, value: Option<&str>) {
+        self.key(name);
+        self.opt_str(value);
+    }
+
     pub fn bool(&mut self, b: bool) {
         self.out.extend_from_slice(if b { b"true" } else { b"false" });
     }

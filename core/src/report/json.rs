@@ -159,45 +159,19 @@ struct JsonSummary {
 impl JsonHost<'_> {
     fn emit(&self, e: &mut Emit<'_>) {
         e.open(b'{');
-        e.key("host");
-        e.str(self.host);
-        e.key("sources");
-        e.open(b'[');
-        for s in &self.sources {
-            e.item();
-            e.str(s);
-        }
-        e.close(b']');
+        e.str_member("host", self.host);
+        e.array_member("sources", &self.sources, |e, s| e.str(s));
         e.key("rules_run");
         e.num(self.rules_run);
-        e.key("findings");
-        e.open(b'[');
-        for f in &self.findings {
-            e.item();
-            f.emit(e);
-        }
-        e.close(b']');
-        e.key("not_evaluated");
-        e.open(b'[');
-        for n in &self.not_evaluated {
-            e.item();
-            n.emit(e);
-        }
-        e.close(b']');
-        e.key("errors");
-        e.open(b'[');
-        for x in &self.errors {
-            e.item();
+        e.array_member("findings", &self.findings, |e, f| f.emit(e));
+        e.array_member("not_evaluated", &self.not_evaluated, |e, n| n.emit(e));
+        e.array_member("errors", &self.errors, |e, x| {
             e.open(b'{');
-            e.key("code");
-            e.str(x.code);
-            e.key("message");
-            e.str(x.message);
+            e.str_member("code", x.code);
+            e.str_member("message", x.message);
             e.close(b'}');
-        }
-        e.close(b']');
-        e.key("collection_error");
-        e.opt_str(self.collection_error);
+        });
+        e.opt_str_member("collection_error", self.collection_error);
         e.close(b'}');
     }
 }
@@ -205,12 +179,9 @@ impl JsonHost<'_> {
 impl JsonEntity<'_> {
     fn emit(&self, e: &mut Emit<'_>) {
         e.open(b'{');
-        e.key("key");
-        e.str(self.key);
-        e.key("label");
-        e.str(self.label);
-        e.key("kind");
-        e.str(self.kind);
+        e.str_member("key", self.key);
+        e.str_member("label", self.label);
+        e.str_member("kind", self.kind);
         e.close(b'}');
     }
 }
@@ -219,10 +190,8 @@ impl JsonLocation {
     fn emit(this: Option<&Self>, e: &mut Emit<'_>) {
         let Some(l) = this else { return e.null() };
         e.open(b'{');
-        e.key("path");
-        e.str(&l.path);
-        e.key("pointer");
-        e.str(&l.pointer);
+        e.str_member("path", &l.path);
+        e.str_member("pointer", &l.pointer);
         e.key("line");
         e.num(l.line);
         e.key("column");
@@ -240,46 +209,34 @@ impl JsonLocation {
 impl JsonFinding<'_> {
     fn emit(&self, e: &mut Emit<'_>) {
         e.open(b'{');
-        e.key("code");
-        e.str(self.code);
-        e.key("rule");
-        e.str(self.rule);
-        e.key("severity");
-        e.str(self.severity);
-        e.key("message");
-        e.str(self.message);
-        e.key("measured");
-        e.opt_str(self.measured);
-        e.key("expected");
-        e.opt_str(self.expected);
+        e.str_member("code", self.code);
+        e.str_member("rule", self.rule);
+        e.str_member("severity", self.severity);
+        e.str_member("message", self.message);
+        e.opt_str_member("measured", self.measured);
+        e.opt_str_member("expected", self.expected);
         e.key("entity");
         self.entity.emit(e);
-        e.key("field");
-        e.opt_str(self.field);
+        e.opt_str_member("field", self.field);
         e.key("location");
         JsonLocation::emit(self.location.as_ref(), e);
-        e.key("fix");
-        e.str(self.fix);
+        e.str_member("fix", self.fix);
         e.key("waived");
         e.bool(self.waived);
         e.key("waiver");
         match &self.waiver {
             Some(w) => {
                 e.open(b'{');
-                e.key("reason");
-                e.str(w.reason);
-                e.key("expires");
-                e.opt_str(w.expires);
-                e.key("source");
-                e.str(w.source);
+                e.str_member("reason", w.reason);
+                e.opt_str_member("expires", w.expires);
+                e.str_member("source", w.source);
                 e.key("expired");
                 e.bool(w.expired);
                 e.close(b'}');
             }
             None => e.null(),
         }
-        e.key("fingerprint");
-        e.str(&self.fingerprint);
+        e.str_member("fingerprint", &self.fingerprint);
         e.close(b'}');
     }
 }
@@ -287,19 +244,15 @@ impl JsonFinding<'_> {
 impl JsonNotEvaluated<'_> {
     fn emit(&self, e: &mut Emit<'_>) {
         e.open(b'{');
-        e.key("code");
-        e.str(self.code);
-        e.key("rule");
-        e.str(self.rule);
+        e.str_member("code", self.code);
+        e.str_member("rule", self.rule);
         e.key("entity");
         match &self.entity {
             Some(x) => x.emit(e),
             None => e.null(),
         }
-        e.key("missing");
-        e.str(self.missing);
-        e.key("reason");
-        e.opt_str(self.reason);
+        e.str_member("missing", self.missing);
+        e.opt_str_member("reason", self.reason);
         e.key("location");
         JsonLocation::emit(self.location.as_ref(), e);
         e.close(b'}');
