@@ -3,12 +3,26 @@
 
 /// `65,536 B (64 KiB)`; `512 B`.
 pub fn bytes(n: u64) -> String {
-    let exact = format!("{} B", thousands(n));
-    if n < 1024 { exact } else { format!("{exact} ({})", binary(n)) }
+    // Built in place: rules write a few of these into most messages.
+    let mut out = String::with_capacity(40);
+    push_thousands(&mut out, n);
+    out.push_str(" B");
+    if n >= 1024 {
+        out.push_str(" (");
+        push_binary(&mut out, n);
+        out.push(')');
+    }
+    out
 }
 
 /// The largest binary unit that keeps the value at least 1: `64 KiB`, `31.5 KiB`, `1.5 GiB`.
 pub fn binary(n: u64) -> String {
+    let mut out = String::with_capacity(16);
+    push_binary(&mut out, n);
+    out
+}
+
+fn push_binary(out: &mut String, n: u64) {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = n as f64;
     let mut u = 0;
@@ -16,21 +30,42 @@ pub fn binary(n: u64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    let s = if v.fract() == 0.0 { fixed(v, 0) } else { fixed(v, 2).trim_end_matches('0').to_string() };
-    format!("{s} {}", UNITS[u])
+    if v.fract() == 0.0 {
+        out.push_str(&fixed(v, 0));
+    } else {
+        // 1,025 B is 1.0009… KiB: "1.00" trims to "1", not "1.".
+        out.push_str(fixed(v, 2).trim_end_matches('0').trim_end_matches('.'));
+    }
+    out.push(' ');
+    out.push_str(UNITS[u]);
 }
 
 /// `32,256`.
 pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
+    let mut out = String::with_capacity(26);
+    push_thousands(&mut out, n);
+    out
+}
+
+fn push_thousands(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut m = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    let digits = &digits[i..];
+    for (k, &d) in digits.iter().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
             out.push(',');
         }
-        out.push(c);
+        out.push(char::from(d));
     }
-    out
 }
 
 /// Milliseconds with at most one decimal: `149.4 ms`, `3 ms`, `0.1 ms`.
@@ -163,6 +198,10 @@ mod tests {
         assert_eq!(bytes(65_536), "65,536 B (64 KiB)");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(binary(1_048_576), "1 MiB");
+        assert_eq!(binary(1025), "1 KiB");
+        assert_eq!(bytes(1025), "1,025 B (1 KiB)");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
         assert_eq!(binary(1_610_612_736), "1.5 GiB");
         assert_eq!(ms(149.4), "149.4 ms");
         assert_eq!(ms(3.0), "3 ms");
