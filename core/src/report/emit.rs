@@ -15,15 +15,21 @@ pub(crate) struct Emit<'o> {
 }
 
 impl<'o> Emit<'o> {
+    /// `base`: the indentation of the lines after the first, spaces only.
     pub fn new(out: &'o mut Vec<u8>, base: &'static str) -> Self {
+        debug_assert!(base.bytes().all(|b| b == b' '), "an indentation of spaces");
         Emit { out, base: base.as_bytes(), depth: 0, has_value: false }
     }
 
     fn newline(&mut self) {
+        // The base is spaces, so a line's indentation is one run of them.
+        const SPACES: &[u8; 64] = &[b' '; 64];
         self.out.push(b'\n');
-        self.out.extend_from_slice(self.base);
-        for _ in 0..self.depth {
-            self.out.extend_from_slice(b"  ");
+        let mut width = self.base.len() + 2 * self.depth;
+        while width > 0 {
+            let run = width.min(SPACES.len());
+            self.out.extend_from_slice(&SPACES[..run]);
+            width -= run;
         }
     }
 
