@@ -48,24 +48,29 @@ pub fn thousands(n: u64) -> String {
 }
 
 fn push_thousands(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut m = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    let digits = &digits[i..];
+    let mut buf = [0u8; 20];
+    let digits = decimal(n, &mut buf);
     for (k, &d) in digits.iter().enumerate() {
         if k > 0 && (digits.len() - k).is_multiple_of(3) {
             out.push(',');
         }
         out.push(char::from(d));
     }
+}
+
+/// The decimal digits of `n`, written at the end of `buf` (a `u64` has at most 20).
+pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    let mut m = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    &buf[i..]
 }
 
 /// Milliseconds with at most one decimal: `149.4 ms`, `3 ms`, `0.1 ms`.

@@ -105,17 +105,7 @@ impl<'o> Emit<'o> {
 
     pub fn num(&mut self, n: usize) {
         let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut n = n;
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&buf[i..]);
+        self.out.extend_from_slice(crate::units::decimal(n as u64, &mut buf));
     }
 
     /// `"name": [...]`, each item written by `each`.
