@@ -101,7 +101,8 @@ fn check(cx: &mut Ctx<'_>) {
         if increment == 0 {
             continue;
         }
-        let size = match f.size_bytes {
+        // Worded only for the files that get a message: most files are fine.
+        let size = || match f.size_bytes {
             Some(s) => format!("the file is {}", units::bytes(s)),
             None => "file size not collected".to_string(),
         };
@@ -121,15 +122,17 @@ fn check(cx: &mut Ctx<'_>) {
                 continue;
             }
             Verdict::Small => format!(
-                "grows by {} at a time, below the {} minimum; {size}, and gaining 1 GiB takes {} growths",
+                "grows by {} at a time, below the {} minimum; {}, and gaining 1 GiB takes {} growths",
                 units::bytes(increment),
                 units::binary(min),
+                size(),
                 units::thousands(per_gib)
             ),
             Verdict::TinyOnLarge => format!(
-                "grows by {} at a time on a file over {}; {size}, and gaining 1 GiB takes {} growths",
+                "grows by {} at a time on a file over {}; {}, and gaining 1 GiB takes {} growths",
                 units::bytes(increment),
                 units::binary(large),
+                size(),
                 units::thousands(per_gib)
             ),
         };
