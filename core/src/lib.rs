@@ -9,6 +9,7 @@ pub mod digest;
 pub mod engine;
 pub mod facts;
 pub mod finding;
+mod fnv;
 pub mod glob;
 pub mod load;
 pub mod locate;

@@ -3,35 +3,10 @@
 //! locating many facts in one file costs about one scan of it rather than one scan per fact.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
+use crate::fnv::BuildFnv;
 use crate::locate::{Span, containers_of_parsed, locate, locate_from_parsed};
-
-/// FNV-1a for the pointer index: its keys are the file's own JSON pointers, short and not chosen
-/// by an attacker, and the default SipHash cost more than the look-ups it served.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = self.0;
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 #[derive(Debug)]
 pub struct SourceDoc {
@@ -41,7 +16,7 @@ pub struct SourceDoc {
     lines: OnceLock<Vec<usize>>,
     /// Where each object and array starts, by JSON pointer; `None` inside when the text is not
     /// JSON (then every look-up scans from the top).
-    containers: OnceLock<Option<HashMap<String, usize, BuildHasherDefault<Fnv>>>>,
+    containers: OnceLock<Option<HashMap<String, usize, BuildFnv>>>,
 }
 
 impl Clone for SourceDoc {

@@ -18,6 +18,7 @@ use crate::finding::{Finding, NotEvaluated, Severity};
 use crate::rule::RuleMeta;
 use crate::view::{EntityRef, HostView};
 
+pub use crate::fnv::fnv1a64;
 pub use json::JsonWriter;
 pub use sarif::SarifWriter;
 
@@ -332,16 +333,6 @@ pub fn entity_kind(entity: &EntityRef) -> &'static str {
         "files" => "file",
         _ => "entity",
     }
-}
-
-/// FNV-1a, 64 bits.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// A finding's identity across runs, independent of files, lines and values: FNV-1a 64 (16
