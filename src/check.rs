@@ -15,7 +15,7 @@ use spindle_core::load::parse_snapshot;
 use spindle_core::pack::{Config, load_packs};
 use spindle_core::report::json::JsonWriter;
 use spindle_core::report::sarif::SarifWriter;
-use spindle_core::report::{Rendered, ReportWriter, RuleInfo, Summary};
+use spindle_core::report::{Render, Rendered, ReportWriter, RuleInfo, Summary};
 use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::{Document, HostView};
 
@@ -184,14 +184,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         ordered::for_each_in_order(
             &remaining,
             threads,
-            |&g| -> Result<(Rendered, Summary), UserError> {
-                let view =
-                    HostView::build(input::load_group(&groups[g])?, default_engine.cfg.declarations.clone());
-                let report = default_engine.check(&view, today);
-                let mut counts = Summary::default();
-                counts.add(&report);
-                Ok((render.render(&view, &report).map_err(report_io)?, counts))
-            },
+            |&g| check_host_rendered(&default_engine, input::load_group(&groups[g])?, today, &*render),
             |host| {
                 let (rendered, counts) = host?;
                 writer.append(&rendered).map_err(report_io)?;
@@ -221,11 +214,25 @@ fn check_and_write(
     writer: &mut dyn ReportWriter,
     summary: &mut Summary,
 ) -> Result<(), UserError> {
+    let (rendered, counts) = check_host_rendered(engine, docs, today, &*writer.renderer())?;
+    writer.append(&rendered).map_err(report_io)?;
+    summary.merge(&counts);
+    Ok(())
+}
+
+/// One host: its documents merged into a view, checked and rendered, with its counts; needs
+/// nothing of other hosts, so it runs on any thread.
+fn check_host_rendered(
+    engine: &Engine,
+    docs: Vec<Document>,
+    today: Date,
+    render: &dyn Render,
+) -> Result<(Rendered, Summary), UserError> {
     let view = HostView::build(docs, engine.cfg.declarations.clone());
     let report = engine.check(&view, today);
-    writer.host(&view, &report).map_err(report_io)?;
-    summary.add(&report);
-    Ok(())
+    let mut counts = Summary::default();
+    counts.add(&report);
+    Ok((render.render(&view, &report).map_err(report_io)?, counts))
 }
 
 fn report_io(e: std::io::Error) -> UserError {
