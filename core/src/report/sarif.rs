@@ -86,9 +86,9 @@ impl<W: Write> SarifWriter<W> {
     }
 
     fn push_notification(&mut self, n: &Notification<'_>) -> io::Result<()> {
-        self.notifications.extend_from_slice(b"\n            ");
-        write_indented(&mut self.notifications, n, "            ")?;
-        self.notifications.push(b',');
+        let mut buf = Vec::new();
+        serialize_indented(&mut buf, n, "            ")?;
+        self.push_rendered_notification(&buf);
         Ok(())
     }
 
