@@ -15,6 +15,11 @@ const AHEAD_PER_THREAD: usize = 4;
 /// order of `items`, on the calling thread. The first error from `sink` stops the work (items
 /// not yet started are not started) and is returned. A panic in `work` is resumed on the
 /// calling thread, after the other workers have stopped.
+///
+/// The calling thread is one of the `threads`: it works on items too and, between them, hands
+/// the results that are due to `sink`. A separate collecting thread would make one thread more
+/// than there are cores, and the scheduler would keep swapping it with a worker (measured on 2
+/// cores: twice the system time, and a tenth of the wall-clock time).
 pub fn for_each_in_order<T: Sync, R: Send, E>(
     items: &[T],
     threads: usize,
@@ -31,7 +36,7 @@ pub fn for_each_in_order<T: Sync, R: Send, E>(
     let sunk = (Mutex::new(0usize), Condvar::new());
     thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
-        for _ in 0..threads.min(items.len()) {
+        for _ in 1..threads.min(items.len()) {
             let tx = tx.clone();
             let (next, stop, sunk, work) = (&next, &stop, &sunk, &work);
             scope.spawn(move || {
@@ -65,8 +70,11 @@ pub fn for_each_in_order<T: Sync, R: Send, E>(
         };
         let mut waiting = BTreeMap::new();
         let mut want = 0;
-        for (i, result) in rx.iter() {
-            waiting.insert(i, result);
+        while want < items.len() {
+            while let Ok((i, result)) = rx.try_recv() {
+                waiting.insert(i, result);
+            }
+            let before = want;
             while let Some(result) = waiting.remove(&want) {
                 let outcome = match result {
                     Ok(r) => sink(r),
@@ -80,8 +88,21 @@ pub fn for_each_in_order<T: Sync, R: Send, E>(
                     return Err(e);
                 }
                 want += 1;
+            }
+            if want > before {
                 *sunk.0.lock().unwrap_or_else(PoisonError::into_inner) = want;
                 sunk.1.notify_all();
+                continue;
+            }
+            // Nothing due: start the next item here, or, when every item has been started,
+            // wait for a worker's. The item `want` is never held back by the window, so a
+            // worker has it and will send it.
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i < items.len() {
+                waiting.insert(i, catch_unwind(AssertUnwindSafe(|| work(&items[i]))));
+            } else {
+                let (i, result) = rx.recv().expect("a worker holds the item due next");
+                waiting.insert(i, result);
             }
         }
         Ok(())
