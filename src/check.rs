@@ -120,8 +120,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
     // Snapshot files are read, checked and rendered on this many threads.
     let threads =
         args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
-    let paths = if args.inputs.is_empty() { vec![] } else { input::discover(&args.inputs)? };
-    let groups = input::group_by_host(paths, threads)?;
+    let files = if args.inputs.is_empty() { input::Files::default() } else { input::discover(&args.inputs)? };
+    let mut groups = input::group_by_host(&files, threads)?;
     let today = today()?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
@@ -150,8 +150,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
         }
         // A live server's snapshot merges with the files of its host.
-        let mut group_of_host: HashMap<String, usize> =
-            groups.iter().enumerate().map(|(i, g)| (g.host.to_lowercase(), i)).collect();
+        let mut group_of_host = groups.take_host_index();
         let quiet = args.output.is_none() && args.format != Format::Text;
         let progress = std::io::stderr().is_terminal() && !quiet;
         fleet::run(&jobs, usize::from(args.concurrency), progress, |i, outcome| -> Result<(), UserError> {
@@ -163,8 +162,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
                         &job.target.file_stem(),
                         args.save_snapshots.as_deref(),
                     )?];
-                    if let Some(g) = group_of_host.remove(&snapshot.host.name.to_lowercase()) {
-                        docs.extend(input::load_group(&groups[g])?);
+                    if let Some(g) = group_of_host.remove(snapshot.host.name.to_lowercase().as_str()) {
+                        docs.extend(input::load_group(&files, &groups, g as usize)?);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
                     check_and_write(engine, docs, today, &mut writer, &mut summary)?;
@@ -176,7 +175,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
             }
             Ok(())
         })?;
-        let mut remaining: Vec<usize> = group_of_host.into_values().collect();
+        let mut remaining: Vec<u32> = group_of_host.into_values().collect();
         remaining.sort_unstable();
         let render = writer.renderer();
         // Reading, parsing, checking and rendering a host need nothing of the others: they run
@@ -184,7 +183,14 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         ordered::for_each_in_order(
             &remaining,
             threads,
-            |&g| check_host_rendered(&default_engine, input::load_group(&groups[g])?, today, &*render),
+            |&g| {
+                check_host_rendered(
+                    &default_engine,
+                    input::load_group(&files, &groups, g as usize)?,
+                    today,
+                    &*render,
+                )
+            },
             |host| {
                 let (rendered, counts) = host?;
                 writer.append(&rendered).map_err(report_io)?;

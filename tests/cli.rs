@@ -179,6 +179,47 @@ fn output_is_atomic_and_a_failed_run_leaves_no_stale_report() {
 }
 
 #[test]
+fn output_to_a_named_pipe_or_through_a_link_keeps_what_is_there() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "good.json", SECTOR_63);
+    // A named pipe (as /dev/null or /dev/stdout are devices) cannot be renamed over: the report
+    // is written into it, and it stays a pipe.
+    let fifo = dir.path().join("report.pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    let o = spindle(&["check", s(&good), "--format", "json", "--output", s(&fifo)]);
+    // Had spindle not opened the pipe, the reader would wait forever: open it to release it.
+    if !reader.is_finished() {
+        drop(fs::OpenOptions::new().write(true).open(&fifo));
+    }
+    let text = reader.join().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&text).expect("the whole report came through the pipe");
+    assert_eq!(report["hosts"][0]["host"], "sql01");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+
+    // Through a symbolic link: the file it points to gets the report, the link stays a link.
+    let target = dir.path().join("target.json");
+    fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = spindle(&["check", s(&good), "--format", "json", "--output", s(&link)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let report: Value = serde_json::from_str(&fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(report["hosts"][0]["host"], "sql01");
+
+    // A directory is not a report file.
+    let o = spindle(&["check", s(&good), "--output", s(dir.path())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+}
+
+#[test]
 fn plain_text_when_piped() {
     let dir = TempDir::new().unwrap();
     let f = write(dir.path(), "sql01.json", SECTOR_63);
