@@ -186,7 +186,7 @@ impl RuleGroup for PluginGroup {
         view: &HostView,
         rules: &[&ActiveRule<'_>],
     ) -> Result<(Vec<Finding>, Vec<NotEvaluated>), RuleError> {
-        let facts = view.facts_json().map_err(|e| self.error(e.to_string()))?;
+        let facts = serde_json::to_string(&view.to_snapshot()).map_err(|e| self.error(e.to_string()))?;
         let enabled: Vec<String> = rules.iter().map(|r| self.unprefixed(&r.code).to_string()).collect();
         let out = self
             .plugin
