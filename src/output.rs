@@ -76,9 +76,6 @@ impl Output {
             .tmp
             .into_inner()
             .map_err(|e| UserError::plain(format!("cannot write the report: {}", e.error())))?;
-        let reopen = |tmp: &NamedTempFile| {
-            tmp.reopen().map_err(|e| UserError::plain(format!("cannot read back the report: {e}")))
-        };
         match &self.dest {
             Dest::File(dest) => {
                 tmp.persist(dest).map_err(|e| {
@@ -86,25 +83,12 @@ impl Output {
                 })?;
             }
             Dest::Stream(dest) => {
-                let fail = |e: io::Error| {
+                let mut out = fs::OpenOptions::new().write(true).open(dest).map_err(|e| {
                     UserError::plain(format!("{}: cannot write the report: {e}", dest.display()))
-                };
-                let mut out = fs::OpenOptions::new().write(true).open(dest).map_err(fail)?;
-                match io::copy(&mut reopen(&tmp)?, &mut out).and_then(|_| out.flush()) {
-                    Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(fail(e)),
-                    _ => {}
-                }
+                })?;
+                copy_report(&tmp, &mut out, &dest.display().to_string())?;
             }
-            Dest::Stdout => {
-                let mut stdout = io::stdout().lock();
-                // A closed pipe (`spindle check … | head`) is the reader's choice, not a failure.
-                match io::copy(&mut reopen(&tmp)?, &mut stdout).and_then(|_| stdout.flush()) {
-                    Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                        return Err(UserError::plain(format!("cannot write the report to stdout: {e}")));
-                    }
-                    _ => {}
-                }
-            }
+            Dest::Stdout => copy_report(&tmp, &mut io::stdout().lock(), "stdout")?,
         }
         Ok(())
     }
@@ -115,6 +99,19 @@ impl Output {
         if let Dest::File(dest) = &self.dest {
             let _ = fs::remove_file(dest);
         }
+    }
+}
+
+/// Copies the finished report into `out`. A closed pipe (`spindle check … | head`) is the
+/// reader's choice, not a failure.
+fn copy_report(tmp: &NamedTempFile, out: &mut dyn Write, to: &str) -> Result<(), UserError> {
+    let mut report =
+        tmp.reopen().map_err(|e| UserError::plain(format!("cannot read back the report: {e}")))?;
+    match io::copy(&mut report, out).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(UserError::plain(format!("cannot write the report to {to}: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 
