@@ -412,7 +412,8 @@ fn a_fleet_sharing_a_login_asks_for_its_password_once() {
         .spawn()
         .expect("util-linux script");
     use std::io::{Read, Write};
-    // Type the password when asked (as a person would: typed earlier, the terminal would echo it).
+    // Type the password when asked: spindle turns echo off before it prompts, so from the
+    // moment the prompt shows, nothing typed lands on the screen.
     let mut stdout = child.stdout.take().unwrap();
     let mut screen = Vec::new();
     let mut byte = [0u8; 1];

@@ -88,7 +88,7 @@ impl ConnectArgs {
                     match prompted.0.get(&(user.clone(), var.clone())) {
                         Some(p) => p.clone(),
                         None => {
-                            let p = rpassword::prompt_password(format!("Password for {user}: "))
+                            let p = super::password::prompt_password(&format!("Password for {user}: "))
                                 .map_err(|e| format!("cannot read the password: {e}"))?;
                             prompted.0.insert((user.clone(), var.clone()), p.clone());
                             p

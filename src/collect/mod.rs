@@ -6,4 +6,5 @@ pub mod command;
 pub mod fleet;
 pub mod host;
 pub mod inventory;
+mod password;
 pub mod sql;
