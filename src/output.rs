@@ -28,6 +28,10 @@ enum Dest {
 
 /// Where `path` sends a report or snapshot.
 fn destination(path: &Path) -> Result<Dest, UserError> {
+    // `-o -`: standard output, as most tools read it.
+    if path.as_os_str() == "-" {
+        return Ok(Dest::Stdout);
+    }
     // `/dev/stdout` or `/proc/self/fd/1` redirected to a file resolve to that file, which must
     // not be renamed over behind the shell's back: whatever sits there is written into.
     if path.starts_with("/dev") || path.starts_with("/proc") {
@@ -126,8 +130,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), UserError> {
             tmp.write_all(bytes).and_then(|()| tmp.flush()).map_err(|e| fail(&e))?;
             tmp.persist(&file).map_err(|e| fail(&e.error))?;
         }
-        Dest::Stream(_) | Dest::Stdout => {
+        Dest::Stream(_) => {
             let mut out = fs::OpenOptions::new().write(true).open(path).map_err(|e| fail(&e))?;
+            out.write_all(bytes).and_then(|()| out.flush()).map_err(|e| fail(&e))?;
+        }
+        Dest::Stdout => {
+            let mut out = io::stdout().lock();
             out.write_all(bytes).and_then(|()| out.flush()).map_err(|e| fail(&e))?;
         }
     }

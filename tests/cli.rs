@@ -213,6 +213,13 @@ fn output_to_a_named_pipe_or_through_a_link_keeps_what_is_there() {
     let report: Value = serde_json::from_str(&fs::read_to_string(&target).unwrap()).unwrap();
     assert_eq!(report["hosts"][0]["host"], "sql01");
 
+    // `-o -` is standard output, not a file named "-".
+    let o = spindle(&["check", s(&good), "--format", "json", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("the report on stdout");
+    assert_eq!(report["hosts"][0]["host"], "sql01");
+    assert!(!Path::new("-").exists());
+
     // A directory is not a report file.
     let o = spindle(&["check", s(&good), "--output", s(dir.path())]);
     assert_eq!(o.status.code(), Some(2));
