@@ -104,8 +104,6 @@ fn smoke() -> Result<(), String> {
 // Measuring the spindle binary: under the shared wrapper (common/child.rs), which reaps it with
 // `wait4` so its peak RSS is its own.
 
-/// Runs `spindle check DIR --format FORMAT --output OUT --fail-on never` under the wrapper.
-/// `jobs`: `--jobs` (`None`: spindle's default, one thread per core).
 /// Flushes dirty pages to disk before a measured run. Otherwise the kernel writes back the
 /// fleet just generated, or the previous run's half-gigabyte report, during the next run, on
 /// the same two cores: measured here, the first check runs after generating took 35 % more
@@ -115,6 +113,8 @@ fn settle() {
     unsafe { libc::sync() };
 }
 
+/// Runs `spindle check DIR --format FORMAT --output OUT --fail-on never` under the wrapper.
+/// `jobs`: `--jobs` (`None`: spindle's default, one thread per core).
 fn run_check(
     spindle: &Path,
     dir: &Path,
@@ -575,7 +575,7 @@ fn bench() -> Result<(), String> {
         let small = &results[0];
         // Judged on the one-thread runs: their peak does not depend on how the scheduler
         // interleaves threads. On several threads each thread's allocator arena adds a few MiB
-        // that vary from run to run (28.6 to 32.8 MiB at the same size), which would hide or
+        // that vary from run to run (28.4 to 36.5 MiB at the same size), which would hide or
         // fake a slope; their range is printed beside the verdict.
         let (s_kib, l_kib) = (small.one.maxrss_kib, large.one.maxrss_kib);
         let grow = l_kib as f64 / s_kib as f64;
