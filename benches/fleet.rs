@@ -12,12 +12,9 @@
 //! Environment: `FLEET_SNAPSHOTS` (default 10000), `FLEET_RUNS` (timed runs per measurement, the
 //! best is kept; default 3), `FLEET_KEEP=1` (keep the generated fleets and print where).
 
-#[path = "common/child.rs"]
-mod child;
-#[path = "common/fleet_gen.rs"]
-mod fleet_gen;
-#[path = "common/machine.rs"]
-mod machine;
+use spindle_test_support::child;
+use spindle_test_support::fleet_gen;
+use spindle_test_support::machine;
 
 use child::ChildRun;
 use machine::{find_spindle, machine};
@@ -36,9 +33,9 @@ use spindle_core::facts::Snapshot;
 use spindle_core::load::parse_snapshot;
 use spindle_core::locate::locate;
 use spindle_core::pack::{PackLoader, SourceText, resolve};
-use spindle_core::report::{JsonWriter, ReportWriter, RuleInfo};
 use spindle_core::rule::Rule;
 use spindle_core::view::{EntityRef, HostView};
+use spindle_report::{JsonWriter, ReportWriter, RuleInfo};
 
 use fleet_gen::{FILES_PER_HOST, MIB, VOLUMES, generate, snapshot};
 
@@ -380,7 +377,7 @@ fn bench() -> Result<(), String> {
     let small = if n > SMALL_FLEET { SMALL_FLEET } else { (n / 10).max(1) };
     let mut sizes = vec![small, n];
     sizes.dedup();
-    let spindle = find_spindle()?;
+    let spindle = find_spindle(option_env!("CARGO_BIN_EXE_spindle"))?;
     let (cpus, model) = machine();
     println!("fleet bench: {n} snapshots (and {small}), best of {runs}; {cpus} cores, {model}");
     println!("checker: {}", spindle.display());

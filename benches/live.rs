@@ -13,12 +13,9 @@
 //! (default 16), `LIVE_DELAY_MS` (default 20), `LIVE_RUNS` (timed runs per measurement, the best
 //! is kept; default 3).
 
-#[path = "common/child.rs"]
-mod child;
-#[path = "common/machine.rs"]
-mod machine;
-#[path = "../tests/common/mock_sql.rs"]
-mod mock_sql;
+use spindle_test_support::child;
+use spindle_test_support::machine;
+use spindle_test_support::mock_sql;
 
 use std::ffi::OsString;
 use std::fs;
@@ -202,7 +199,7 @@ fn mib(kib: u64) -> f64 {
 }
 
 fn bench(plan: &Plan, smoke: bool) -> Result<(), String> {
-    let spindle = find_spindle()?;
+    let spindle = find_spindle(option_env!("CARGO_BIN_EXE_spindle"))?;
     let (cpus, model) = machine();
     let (n, small, c) = (plan.servers, plan.small, plan.concurrency);
     println!(

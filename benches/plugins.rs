@@ -22,15 +22,11 @@
 //! `PLUGINS_COLD` (first runs with an empty cache; default 5), `PLUGINS_KEEP=1` (keep the fleet,
 //! the packs and the cache, and print where). See `benches/README.md`.
 
-#[path = "common/fleet_gen.rs"]
-mod fleet_gen;
-#[path = "common/machine.rs"]
-mod machine;
+use spindle_test_support::fleet_gen;
+use spindle_test_support::machine;
 
 use machine::{find_spindle, machine};
-#[allow(dead_code, unused_imports)]
-#[path = "../src/plugin/mod.rs"]
-mod plugin;
+use spindle_plugin_host as plugin;
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -433,7 +429,7 @@ fn min(xs: &[Duration]) -> Duration {
 }
 
 fn bench(s: &Settings) -> Result<(), String> {
-    let spindle = find_spindle()?;
+    let spindle = find_spindle(option_env!("CARGO_BIN_EXE_spindle"))?;
     let wasm = plugin_files(&["parity", "acme"])?;
     let (parity_wasm, acme_wasm) = (&wasm[0], &wasm[1]);
     let acme_pack = root().join("examples/packs/acme-plugins.toml");

@@ -20,9 +20,12 @@ cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$repo=/spindle"$'\x1f'"--remap-path-prefix=$cargo_home=/cargo"
 unset RUSTFLAGS
 
-cargo build --release --target wasm32-wasip2 --manifest-path examples/plugins/Cargo.toml --locked >&2
+# The components' place is fixed, whatever CARGO_TARGET_DIR the caller has set.
+target_dir=examples/plugins/target
+cargo build --release --target wasm32-wasip2 --manifest-path examples/plugins/Cargo.toml --locked \
+    --target-dir "$target_dir" >&2
 
-out=examples/plugins/target/wasm32-wasip2/release
+out=$target_dir/wasm32-wasip2/release
 for name in acme_rules parity_rules hostile_rules; do
     wasm="$out/$name.wasm"
     # A WASI 0.2 component starts with `\0asm` and the component layer's version 0x0d 0x00 0x01 0x00

@@ -21,8 +21,8 @@ echo "== spindle-core for wasm32-wasip2"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 echo "== Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary checked"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
-cargo clippy -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
-cargo build -p spindle-hostfacts --target x86_64-pc-windows-gnu --all-targets --locked
+cargo clippy -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
+cargo build -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked
 # The whole binary with Windows integrated authentication (tiberius' winauth): checked, not
 # linked, to keep CI short.
 cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked -- -D warnings

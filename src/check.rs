@@ -6,32 +6,31 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::process::ExitCode;
 
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::facts::Snapshot;
 use spindle_core::load::parse_snapshot;
 use spindle_core::pack::{Config, load_packs};
-use spindle_core::report::json::JsonWriter;
-use spindle_core::report::sarif::SarifWriter;
-use spindle_core::report::{Render, Rendered, ReportWriter, RuleInfo, Summary};
 use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::{Document, HostView};
 
-use crate::cli::{CheckArgs, FailOn, Format};
-use crate::collect::args::{Prompted, security_warnings};
-use crate::collect::fleet::{self, Job};
-use crate::collect::inventory;
-use crate::collect::sql::target::Target;
+use spindle_collectors::sql::target::Target;
+use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
+use spindle_report::json::JsonWriter;
+use spindle_report::sarif::SarifWriter;
+use spindle_report::text::TextWriter;
+use spindle_report::{Render, Rendered, ReportWriter, RuleInfo, Summary};
+
+use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
+use crate::fleet::{self, Job};
 use crate::input;
+use crate::inventory;
+use crate::options::{CheckOptions, Exit, FailOn, Format};
 use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
-use crate::plugin::{PluginHost, default_cache_dir};
-use crate::plugin_rules::{self, PluginRule};
-use crate::text::TextWriter;
 
 /// The rules and settings of one pack list, with the plugins it loaded.
 struct Engine {
@@ -60,7 +59,7 @@ impl Engine {
             )
         };
         let plugin_rules = match &host {
-            Some(host) => plugin_rules::load(host, &decls)?,
+            Some(host) => load_rules(host, &decls)?,
             None => vec![],
         };
         // A run loads each pack list once and uses its rules to the end, like the builtin rules,
@@ -88,7 +87,9 @@ impl Engine {
     }
 }
 
-pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
+/// Runs a check as `options` say and writes its report. `Err` is bad input or usage (exit
+/// status 2, nothing written); `Ok` says how the run went.
+pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
     let default_engine = Engine::load(&args.packs)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
@@ -119,7 +120,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
 
     // Snapshot files are read, checked and rendered on this many threads.
     let threads =
-        args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
+        args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
     let files = if args.inputs.is_empty() { input::Files::default() } else { input::discover(&args.inputs)? };
     let mut groups = input::group_by_host(&files, threads)?;
     let today = today()?;
@@ -153,7 +154,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, UserError> {
         let mut group_of_host = groups.take_host_index();
         let quiet = args.output.is_none() && args.format != Format::Text;
         let progress = std::io::stderr().is_terminal() && !quiet;
-        fleet::run(&jobs, usize::from(args.concurrency), progress, |i, outcome| -> Result<(), UserError> {
+        fleet::run(&jobs, args.concurrency.max(1), progress, |i, outcome| -> Result<(), UserError> {
             let job = &jobs[i];
             match outcome {
                 Ok(snapshot) => {
@@ -248,8 +249,8 @@ fn report_io(e: std::io::Error) -> UserError {
 /// `--local`: this machine's host facts and, when an instance answers, its SQL facts. An instance
 /// that cannot be reached is recorded in the host facts as not collected, with the reason, so
 /// the rules that need it say "not evaluated" rather than pass.
-fn local_documents(args: &CheckArgs) -> Result<Vec<Document>, UserError> {
-    let mut host = crate::collect::host::this_machine()?;
+fn local_documents(args: &CheckOptions) -> Result<Vec<Document>, UserError> {
+    let mut host = spindle_collectors::host::this_machine().map_err(|e| UserError::plain(e.to_string()))?;
     let names = if args.servers.is_empty() { vec!["localhost".to_string()] } else { args.servers.clone() };
     let mut docs = vec![];
     let mut missing = vec![];
@@ -291,7 +292,7 @@ type PackList = Option<Vec<String>>;
 
 /// The servers to collect, from `--server` and `--inventory` (filtered by `--tag`), each with
 /// its own pack list when the inventory gives one.
-fn live_jobs(args: &CheckArgs) -> Result<Vec<(Job, PackList)>, UserError> {
+fn live_jobs(args: &CheckOptions) -> Result<Vec<(Job, PackList)>, UserError> {
     let mut out = vec![];
     let mut prompted = Prompted::default();
     // With --local, --server names the local instance instead.
@@ -339,9 +340,9 @@ pub fn live_document(snapshot: &Snapshot, stem: &str, dir: Option<&Path>) -> Res
 /// 2 when the run is incomplete (a rule failed, or a server gave no facts and
 /// `--allow-unreachable` was not given), 1 when a finding at or above `--fail-on` is not waived,
 /// else 0. A rule not evaluated for lack of facts counts as a note.
-fn exit_code(s: &Summary, fail_on: FailOn, allow_unreachable: bool) -> ExitCode {
+fn exit_code(s: &Summary, fail_on: FailOn, allow_unreachable: bool) -> Exit {
     if s.rule_errors > 0 || (s.collection_errors > 0 && !allow_unreachable) {
-        return ExitCode::from(2);
+        return Exit::Incomplete;
     }
     let failing = match fail_on {
         FailOn::Error => s.errors,
@@ -349,11 +350,11 @@ fn exit_code(s: &Summary, fail_on: FailOn, allow_unreachable: bool) -> ExitCode 
         FailOn::Note => s.errors + s.warnings + s.notes + s.not_evaluated,
         FailOn::Never => 0,
     };
-    if failing > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failing > 0 { Exit::Findings } else { Exit::Clean }
 }
 
 /// Colour only on a terminal, never with `NO_COLOR` set or when writing to a file.
-fn use_colour(args: &CheckArgs) -> bool {
+fn use_colour(args: &CheckOptions) -> bool {
     args.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())

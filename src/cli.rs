@@ -1,10 +1,13 @@
-//! Command-line interface.
+//! The command line: clap's description of it, and how it maps onto the library's typed
+//! options. Nothing else of the program knows about it.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
-
-use crate::collect::args::ConnectArgs;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
+use spindle::explain::RulesFormat as LibRulesFormat;
+use spindle::options::{CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat};
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
@@ -120,7 +123,7 @@ pub struct CheckArgs {
     #[arg(long = "tag", value_name = "TAG", requires = "inventory", help_heading = "Live collection")]
     pub tags: Vec<String>,
     /// Servers collected at once (1 or more).
-    #[arg(long, value_name = "N", default_value_t = crate::collect::fleet::DEFAULT_CONCURRENCY,
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONCURRENCY as u16,
           value_parser = clap::value_parser!(u16).range(1..), help_heading = "Live collection")]
     pub concurrency: u16,
     /// Save each collected snapshot in DIR (named for the server); reports then point into
@@ -177,4 +180,105 @@ pub enum RulesFormat {
 pub enum SchemaKind {
     Facts,
     Pack,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ConnectArgs {
+    /// SQL Server login. Its password comes from the environment variable named by
+    /// --password-env (default SPINDLE_SQL_PASSWORD), else from a prompt on a terminal; never
+    /// from the command line.
+    #[arg(long, value_name = "LOGIN", help_heading = "Connection")]
+    pub user: Option<String>,
+    /// Environment variable holding the SQL login's password.
+    #[arg(long, value_name = "VAR", default_value = DEFAULT_PASSWORD_ENV, help_heading = "Connection")]
+    pub password_env: String,
+    /// Environment variable holding a Microsoft Entra ID (Azure AD) access token.
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["user", "integrated"], help_heading = "Connection")]
+    pub access_token_env: Option<String>,
+    /// Windows integrated authentication (Kerberos on Linux, in builds with the `kerberos` feature).
+    #[arg(long, conflicts_with = "user", help_heading = "Connection")]
+    pub integrated: bool,
+    /// Encryption: `required` (default; the certificate is validated), `strict` (TDS 8.0), or
+    /// `off` (plain TDS: the login and every result cross the network in clear).
+    #[arg(long, value_enum, default_value_t = EncryptArg::Required, help_heading = "Connection")]
+    pub encrypt: EncryptArg,
+    /// Accept any server certificate (self-signed, wrong name): exposed to a man in the middle.
+    #[arg(long, help_heading = "Connection")]
+    pub trust_server_certificate: bool,
+    /// Longest wait for the TCP connection and, separately, for the login.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration, help_heading = "Connection")]
+    pub connect_timeout: Duration,
+    /// Longest wait for any one answer from the server while reading a query's results.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, help_heading = "Connection")]
+    pub query_timeout: Duration,
+    /// Read the I/O counters twice this far apart (`60s`, `5m`) and keep the difference: latency
+    /// now, rather than averaged since the service started.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Connection")]
+    pub sample: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncryptArg {
+    Required,
+    Strict,
+    Off,
+}
+
+impl From<ConnectArgs> for ConnectOptions {
+    fn from(a: ConnectArgs) -> Self {
+        ConnectOptions {
+            user: a.user,
+            password_env: a.password_env,
+            access_token_env: a.access_token_env,
+            integrated: a.integrated,
+            encrypt: match a.encrypt {
+                EncryptArg::Required => Encrypt::Required,
+                EncryptArg::Strict => Encrypt::Strict,
+                EncryptArg::Off => Encrypt::Off,
+            },
+            trust_server_certificate: a.trust_server_certificate,
+            connect_timeout: a.connect_timeout,
+            query_timeout: a.query_timeout,
+            sample: a.sample,
+        }
+    }
+}
+
+impl From<CheckArgs> for CheckOptions {
+    fn from(a: CheckArgs) -> Self {
+        CheckOptions {
+            inputs: a.inputs,
+            local: a.local,
+            servers: a.servers,
+            inventory: a.inventory,
+            tags: a.tags,
+            concurrency: usize::from(a.concurrency),
+            save_snapshots: a.save_snapshots,
+            allow_unreachable: a.allow_unreachable,
+            connect: a.connect.into(),
+            packs: a.packs,
+            format: match a.format {
+                Format::Text => LibFormat::Text,
+                Format::Json => LibFormat::Json,
+                Format::Sarif => LibFormat::Sarif,
+            },
+            output: a.output,
+            fail_on: match a.fail_on {
+                FailOn::Error => LibFailOn::Error,
+                FailOn::Warning => LibFailOn::Warning,
+                FailOn::Note => LibFailOn::Note,
+                FailOn::Never => LibFailOn::Never,
+            },
+            jobs: a.jobs.map(usize::from),
+        }
+    }
+}
+
+impl From<RulesFormat> for LibRulesFormat {
+    fn from(f: RulesFormat) -> Self {
+        match f {
+            RulesFormat::Table => LibRulesFormat::Table,
+            RulesFormat::Markdown => LibRulesFormat::Markdown,
+        }
+    }
 }

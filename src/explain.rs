@@ -4,7 +4,6 @@ use spindle_core::pack::resolve;
 use spindle_core::params::ParamDefault;
 use spindle_core::rule::RuleMeta;
 
-use crate::cli::RulesFormat;
 use crate::errors::UserError;
 use crate::packs::{BUILTIN, Loader};
 
@@ -28,9 +27,13 @@ fn packs_enabling() -> Result<Vec<Vec<&'static str>>, UserError> {
     Ok(out)
 }
 
-pub fn rules(format: RulesFormat) -> Result<(), UserError> {
-    print!("{}", rules_table(format)?);
-    Ok(())
+/// How `spindle rules` lays out the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RulesFormat {
+    /// Aligned columns with the packs that enable each rule.
+    Table,
+    /// The README's Markdown table.
+    Markdown,
 }
 
 /// The rules table; the Markdown form is the one in the README.
@@ -64,7 +67,9 @@ pub fn rules_table(format: RulesFormat) -> Result<String, UserError> {
     Ok(out)
 }
 
-pub fn explain(rule: &str) -> Result<(), UserError> {
+/// `spindle explain RULE`: a rule's full docs, by code (any case) or name.
+pub fn explain(rule: &str) -> Result<String, UserError> {
+    use std::fmt::Write as _;
     let cat = catalogue();
     let Some(i) = cat.iter().position(|(c, m)| c.eq_ignore_ascii_case(rule) || m.name == rule) else {
         let names = cat.iter().flat_map(|(c, m)| [*c, m.name]);
@@ -74,20 +79,21 @@ pub fn explain(rule: &str) -> Result<(), UserError> {
     };
     let (code, meta) = cat[i];
     let packs = packs_enabling()?;
-    println!("# {code} {}\n", meta.name);
-    println!("{}\n", meta.summary);
-    println!("Default severity: {}. Builtin packs: {}.\n", meta.severity, packs[i].join(", "));
-    print!("{}", meta.docs());
+    let mut out = String::new();
+    let _ = writeln!(out, "# {code} {}\n", meta.name);
+    let _ = writeln!(out, "{}\n", meta.summary);
+    let _ = writeln!(out, "Default severity: {}. Builtin packs: {}.\n", meta.severity, packs[i].join(", "));
+    out.push_str(&meta.docs());
     if !meta.params.is_empty() {
-        println!("\n## Parameters\n");
-        println!("Set them in a pack under `[rules.{code}]`.\n");
+        let _ = writeln!(out, "\n## Parameters\n");
+        let _ = writeln!(out, "Set them in a pack under `[rules.{code}]`.\n");
         for p in meta.params {
             let default = match p.default {
                 ParamDefault::Num(n) => n.to_string(),
                 ParamDefault::Text(t) => format!("\"{t}\""),
             };
-            println!("- `{}` ({}; default {default}): {}", p.name, p.kind.describe(), p.doc);
+            let _ = writeln!(out, "- `{}` ({}; default {default}): {}", p.name, p.kind.describe(), p.doc);
         }
     }
-    Ok(())
+    Ok(out)
 }

@@ -30,6 +30,10 @@ pub struct Files {
 }
 
 impl Files {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

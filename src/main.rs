@@ -1,67 +1,50 @@
-//! spindle: a plugin-based linter for SQL Server storage.
+//! The `spindle` binary: the command line mapped onto the library's options, and its outcome
+//! onto exit statuses (0 clean, 1 findings, 2 bad input or an incomplete run).
 
-// UserError carries the offending file for miette to show; it is built once, on the way to exit
-// status 2, so its size on the error path costs nothing worth boxing for.
-#![allow(clippy::result_large_err)]
-
-mod check;
 mod cli;
-mod collect;
-mod errors;
-mod explain;
-mod input;
-mod ordered;
-mod output;
-mod packs;
-// tests/plugins.rs includes this module by path and uses parts of its API (limits, counters,
-// cache inspection) that the binary itself has no use for.
-#[allow(dead_code, unused_imports)]
-mod plugin;
-mod plugin_rules;
-mod text;
 
 use std::process::ExitCode;
+
+use clap::Parser;
+use spindle::UserError;
+
+use crate::cli::{Cli, CollectCommand, Command, InspectFormat, PluginCommand, SchemaKind};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::Parser;
-
-use crate::cli::{Cli, Command};
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Check(args) => check::run(&args),
-        Command::Rules { format } => explain::rules(format).map(|()| ExitCode::SUCCESS),
-        Command::Explain { rule } => explain::explain(&rule).map(|()| ExitCode::SUCCESS),
-        Command::Collect { command: cli::CollectCommand::Sql { server, connect, output } } => {
-            collect::command::sql(&server, &connect, output.as_deref())
+    let result: Result<u8, UserError> = match cli.command {
+        Command::Check(args) => spindle::check(&args.into()).map(spindle::Exit::code),
+        Command::Rules { format } => spindle::explain::rules_table(format.into()).map(print),
+        Command::Explain { rule } => spindle::explain::explain(&rule).map(print),
+        Command::Collect { command: CollectCommand::Sql { server, connect, output } } => {
+            spindle::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
         }
-        Command::Collect { command: cli::CollectCommand::Host { image, device, host_name, output } } => {
-            collect::command::host(
-                image.as_deref(),
-                device.as_deref(),
-                host_name.as_deref(),
-                output.as_deref(),
-            )
+        Command::Collect { command: CollectCommand::Host { image, device, host_name, output } } => {
+            spindle::collect::host(image.or(device).as_deref(), host_name.as_deref(), output.as_deref())
+                .map(|()| 0)
         }
-        Command::Plugin { command: cli::PluginCommand::Inspect { file, format } } => {
-            plugin::inspect::run(&file, format == cli::InspectFormat::Json)
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(|e| errors::UserError::plain(e.to_string()))
+        Command::Plugin { command: PluginCommand::Inspect { file, format } } => {
+            spindle::inspect_plugin(&file, format == InspectFormat::Json).map(print)
         }
-        Command::Schema { which } => {
-            let schema = match which {
-                cli::SchemaKind::Facts => spindle_core::schema::facts_schema(),
-                cli::SchemaKind::Pack => spindle_core::schema::pack_schema(),
-            };
-            print!("{schema}");
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Schema { which } => Ok(print(match which {
+            SchemaKind::Facts => spindle_core::schema::facts_schema(),
+            SchemaKind::Pack => spindle_core::schema::pack_schema(),
+        })),
     };
-    result.unwrap_or_else(|e| {
-        eprintln!("{:?}", miette::Report::new(e));
-        ExitCode::from(2)
-    })
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("{:?}", miette::Report::new(e));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints a command's text to stdout; exit status 0.
+fn print(text: String) -> u8 {
+    print!("{text}");
+    0
 }

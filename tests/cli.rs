@@ -1,8 +1,7 @@
 //! End-to-end tests of the `spindle` binary: exit codes, bad input, atomic output, packs and
 //! waivers, merging, and that every SARIF document it writes is valid.
 
-#[path = "../core/tests/common/sarif_schema.rs"]
-mod sarif_schema;
+use spindle_test_support::sarif as sarif_schema;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -323,8 +322,17 @@ fn explain_and_rules() {
     let o = spindle(&["explain", "ALN01"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("did you mean `ALN001`?"));
+    // The table: a header, then one row per builtin rule in code order, with the packs that
+    // enable it.
     let o = spindle(&["rules"]);
-    assert!(String::from_utf8(o.stdout).unwrap().lines().count() > 25);
+    let table = String::from_utf8(o.stdout).unwrap();
+    let mut lines = table.lines();
+    assert!(lines.next().unwrap().starts_with("CODE"), "{table}");
+    let codes: Vec<&str> = lines.map(|l| l.split_whitespace().next().unwrap()).collect();
+    let expected: Vec<&str> = spindle_rules::all().iter().map(|r| r.meta.code).collect();
+    assert_eq!(codes, expected);
+    let aln001 = table.lines().find(|l| l.starts_with("ALN001")).unwrap();
+    assert!(aln001.contains("partition-offset-alignment") && aln001.contains("recommended"), "{aln001}");
 }
 
 #[test]

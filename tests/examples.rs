@@ -1,8 +1,7 @@
 //! The bundled examples reproduce the seeds' cases; these are the findings a correct linter must
 //! (and must not) report on them. See examples/README.md for the story behind each.
 
-#[path = "../core/tests/common/sarif_schema.rs"]
-mod sarif_schema;
+use spindle_test_support::sarif as sarif_schema;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,11 +2,9 @@
 //! tools (sfdisk, mkntfs, qemu-img) read by the binary, this machine's own sysfs, and the local
 //! check merging host facts with a SQL Server's (the TDS mock).
 
-#[path = "../hostfacts/tests/tools/mod.rs"]
-mod tools;
+use spindle_test_support::disk_tools as tools;
 
-#[path = "common/mock_sql.rs"]
-mod mock_sql;
+use spindle_test_support::mock_sql;
 
 use std::fs;
 use std::process::{Command, Output};

@@ -3,11 +3,9 @@
 //! settings are unit-tested in `collect::sql::connect`), and against peers that refuse, never
 //! answer, send garbage or drop the connection mid-result.
 
-#[path = "../core/tests/common/sarif_schema.rs"]
-mod sarif_schema;
+use spindle_test_support::sarif as sarif_schema;
 
-#[path = "common/mock_sql.rs"]
-mod mock_sql;
+use spindle_test_support::mock_sql;
 
 use std::fs;
 use std::path::Path;

@@ -3,10 +3,8 @@
 //! builtin reports; a failing plugin leaves every other rule's report intact and marks the run
 //! incomplete; a plugin whose bytes differ from the pack's sha256 is refused.
 
-#[path = "common/built_plugins.rs"]
-mod built_plugins;
-#[path = "../core/tests/common/sarif_schema.rs"]
-mod sarif_schema;
+use spindle_test_support::plugins as built_plugins;
+use spindle_test_support::sarif as sarif_schema;
 
 use std::fs;
 use std::path::Path;

@@ -1,4 +1,6 @@
-//! spindle-core: the facts model, rule contract, engine, rule packs and report writers.
+//! spindle-core: the facts model and its parsing, positions in the snapshot text, the merged
+//! view, the rule contract, rule packs and the engine. Report writers live in `spindle-report`,
+//! collectors in `spindle-collectors`, the plugin host in `spindle-plugin-host`.
 //!
 //! Pure by design: no I/O beyond what callers hand in, no async runtime, no native dependency, so
 //! it builds for `wasm32-wasip2` and the plugin SDK can reuse its types.
@@ -9,14 +11,13 @@ pub mod digest;
 pub mod engine;
 pub mod facts;
 pub mod finding;
-mod fnv;
+pub mod fnv;
 pub mod glob;
 pub mod load;
 pub mod locate;
 pub mod names;
 pub mod pack;
 pub mod params;
-pub mod report;
 pub mod rule;
 pub mod schema;
 pub mod source;

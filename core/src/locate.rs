@@ -215,7 +215,7 @@ fn first_byte(b: &[u8], hits: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) -> O
 
 /// The index of the first `"`, `\\` or control character in `b` (`b.len()` when there is none):
 /// strings are most of a snapshot's text, and most of them are short.
-pub(crate) fn first_special(b: &[u8]) -> usize {
+pub fn first_special(b: &[u8]) -> usize {
     let hits = |x: u64| {
         // A control character has its top three bits clear.
         zero_bytes(x ^ (ONES * u64::from(b'"')))

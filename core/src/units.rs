@@ -59,7 +59,7 @@ fn push_thousands(out: &mut String, n: u64) {
 }
 
 /// The decimal digits of `n`, written at the end of `buf` (a `u64` has at most 20).
-pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
+pub fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     let mut m = n;
     loop {

@@ -6,8 +6,7 @@
 //! cargo test -p spindle-core --release --test parse_speed -- --ignored --nocapture
 //! ```
 
-#[path = "../../benches/common/fleet_gen.rs"]
-mod fleet_gen;
+use spindle_test_support::fleet_gen;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

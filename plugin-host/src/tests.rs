@@ -1,0 +1,373 @@
+//! What can be tested without a guest plugin; tests/plugins.rs runs real ones.
+
+use std::path::Path;
+
+use crate::bindings::types as wit;
+use crate::cache::{self, CodeCache, dir_from};
+use crate::capture::{LOG_LINE_MAX_BYTES, LOG_MAX_BYTES, LOG_MAX_LINES, LogSink, TailPipe, escape};
+use crate::types::LogLevel;
+use crate::{Limits, PluginErrorKind, PluginHost, validate};
+
+/// An empty but valid component: magic, then version 0x0d, layer 1.
+const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
+
+fn host(dir: &Path) -> PluginHost {
+    PluginHost::with_cache_dir(Some(dir.to_path_buf())).unwrap()
+}
+
+fn load_bytes(bytes: &[u8], sha256: Option<&str>) -> crate::PluginError {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.wasm");
+    std::fs::write(&path, bytes).unwrap();
+    host(&dir.path().join("cache")).load("x", "packs/x.toml", &path, sha256, Limits::default()).unwrap_err()
+}
+
+#[test]
+fn a_text_file_is_not_wasm() {
+    let e = load_bytes(b"hello, I am not wasm\n", None);
+    assert_eq!(e.kind, PluginErrorKind::NotWasm);
+    let msg = e.to_string();
+    assert!(msg.starts_with("plugin `x` of pack `packs/x.toml` ("), "{msg}");
+    assert!(msg.contains("not a WebAssembly file"), "{msg}");
+}
+
+#[test]
+fn an_empty_file_and_a_core_module_and_an_elf_are_told_apart() {
+    assert!(load_bytes(b"", None).message.contains("empty"));
+    let core = load_bytes(b"\0asm\x01\x00\x00\x00", None);
+    assert_eq!(core.kind, PluginErrorKind::NotWasm);
+    assert!(core.message.contains("core WebAssembly module, not a component"), "{}", core.message);
+    assert!(load_bytes(b"\x7fELF\x02\x01\x01", None).message.contains("ELF"));
+    assert!(load_bytes(b"(component)", None).message.contains(".wat"));
+}
+
+#[test]
+fn a_truncated_component_says_so() {
+    let e = load_bytes(b"\0asm\x0d\x00", None);
+    assert_eq!(e.kind, PluginErrorKind::NotWasm);
+    assert!(e.message.contains("truncated"), "{}", e.message);
+    // A section whose declared size runs past the end of the file.
+    let e = load_bytes(b"\0asm\x0d\x00\x01\x00\x07\x20\x01", None);
+    assert_eq!(e.kind, PluginErrorKind::NotWasm);
+    assert!(e.message.contains("truncated or corrupt"), "{}", e.message);
+}
+
+#[test]
+fn truncation_is_found_from_the_section_sizes() {
+    use crate::wasm_file::truncated;
+    assert!(!truncated(EMPTY_COMPONENT));
+    assert!(!truncated(b"\0asm\x0d\x00\x01\x00\x00\x02ab\x01\x00"));
+    assert!(truncated(b"\0asm\x0d\x00\x01\x00\x00\x03ab"));
+    assert!(truncated(b"\0asm\x0d\x00\x01\x00\x00"));
+    assert!(truncated(b"\0asm\x0d\x00\x01\x00\x00\x80"));
+}
+
+#[test]
+fn a_component_that_is_no_plugin_is_refused() {
+    let e = load_bytes(EMPTY_COMPONENT, None);
+    assert_eq!(e.kind, PluginErrorKind::Contract);
+    assert!(e.message.contains("not a spindle plugin"), "{}", e.message);
+}
+
+#[test]
+fn a_sha256_mismatch_is_refused_with_both_digests() {
+    let actual = cache::hex(&crate::wasm_file::sha256(EMPTY_COMPONENT));
+    let expected = "0".repeat(64);
+    let e = load_bytes(EMPTY_COMPONENT, Some(&expected));
+    assert_eq!(e.kind, PluginErrorKind::Digest);
+    assert!(e.message.contains(&expected) && e.message.contains(&actual), "{}", e.message);
+    // Checked before anything else: even a file that is not wasm.
+    assert_eq!(load_bytes(b"junk", Some(&expected)).kind, PluginErrorKind::Digest);
+    // A malformed digest in the pack.
+    let e = load_bytes(EMPTY_COMPONENT, Some("abc"));
+    assert!(e.message.contains("not 64 hex digits"), "{}", e.message);
+    // The right digest, any case, with or without `sha256:`, passes to the next check.
+    for d in [actual.clone(), actual.to_uppercase(), format!("sha256:{actual}")] {
+        assert_eq!(load_bytes(EMPTY_COMPONENT, Some(&d)).kind, PluginErrorKind::Contract);
+    }
+}
+
+#[test]
+fn a_missing_file_is_a_read_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let e =
+        host(dir.path()).load("x", "p", &dir.path().join("nope.wasm"), None, Limits::default()).unwrap_err();
+    assert_eq!(e.kind, PluginErrorKind::Read);
+    assert!(e.to_string().contains("nope.wasm"), "{e}");
+}
+
+#[test]
+fn an_oversized_file_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.wasm");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(crate::MAX_WASM_BYTES + 1).unwrap();
+    let e = host(dir.path()).load("x", "p", &path, None, Limits::default()).unwrap_err();
+    assert_eq!(e.kind, PluginErrorKind::Read);
+    assert!(e.message.contains("over 64 MiB"), "{}", e.message);
+}
+
+#[test]
+fn the_cache_dir_follows_the_environment() {
+    let s = |v: &str| Some(std::ffi::OsString::from(v));
+    assert_eq!(dir_from(s("/c"), s("/x"), s("/h")), Some("/c".into()));
+    assert_eq!(dir_from(s(""), s("/x"), s("/h")), Some("/x/spindle".into()));
+    assert_eq!(dir_from(None, s("relative"), s("/h")), Some("/h/.cache/spindle".into()));
+    assert_eq!(dir_from(None, None, s("/h")), Some("/h/.cache/spindle".into()));
+    assert_eq!(dir_from(None, None, None), None);
+}
+
+#[test]
+fn the_cache_key_depends_on_the_wasm_and_the_engine() {
+    let a = [1u8; 32];
+    let b = [2u8; 32];
+    let k = cache::key(&a, &b);
+    assert_eq!(k.len(), 64);
+    assert!(k.bytes().all(|c| c.is_ascii_hexdigit()));
+    assert_eq!(k, cache::key(&a, &b));
+    assert_ne!(k, cache::key(&b, &b));
+    assert_ne!(k, cache::key(&a, &a));
+    // The fingerprint is stable for one engine configuration and changes with it.
+    let e1 = wasmtime::Engine::default();
+    let e2 = wasmtime::Engine::default();
+    assert_eq!(cache::engine_fingerprint(&e1), cache::engine_fingerprint(&e2));
+    let mut c = wasmtime::Config::new();
+    c.consume_fuel(true);
+    let e3 = wasmtime::Engine::new(&c).unwrap();
+    assert_ne!(cache::engine_fingerprint(&e1), cache::engine_fingerprint(&e3));
+}
+
+#[test]
+fn a_cache_entry_is_read_back_only_when_whole_and_under_its_key() {
+    let payload = b"compiled code".to_vec();
+    let entry = cache::entry_bytes("k1", &payload);
+    assert_eq!(cache::payload(&entry, "k1"), Some(&payload[..]));
+    assert_eq!(cache::payload(&entry, "k2"), None, "another key");
+    assert_eq!(cache::payload(&entry[..entry.len() - 1], "k1"), None, "truncated");
+    let mut flipped = entry.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    assert_eq!(cache::payload(&flipped, "k1"), None, "corrupt");
+    assert_eq!(cache::payload(b"short", "k1"), None);
+}
+
+#[test]
+fn a_bad_cache_entry_is_deleted_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CodeCache::new(Some(dir.path().to_path_buf()));
+    let engine = wasmtime::Engine::default();
+    // A sound header around a payload wasmtime refuses: deleted.
+    cache.store("k", b"not wasmtime's code").unwrap();
+    let path = cache.entry_path("k").unwrap();
+    assert!(path.exists());
+    assert!(cache.load(&engine, "k").is_none());
+    assert!(!path.exists());
+    // Garbage under the key: deleted.
+    std::fs::write(&path, b"garbage").unwrap();
+    assert!(cache.load(&engine, "k").is_none());
+    assert!(!path.exists());
+    // No temporary files left behind.
+    let left: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cache_others_can_write_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = wasmtime::Engine::default();
+    let component = wasmtime::component::Component::from_binary(&engine, EMPTY_COMPONENT).unwrap();
+    let cache = CodeCache::new(Some(dir.path().to_path_buf()));
+    cache.store("k", &component.serialize().unwrap()).unwrap();
+    let entry = cache.entry_path("k").unwrap();
+    assert_eq!(std::fs::metadata(entry.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+    std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(cache.load(&engine, "k").is_none());
+    assert!(entry.exists(), "left alone, not trusted");
+    std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(cache.load(&engine, "k").is_some());
+    std::fs::set_permissions(entry.parent().unwrap(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    assert!(cache.load(&engine, "k").is_none());
+}
+
+#[test]
+fn a_real_component_round_trips_through_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = wasmtime::Engine::default();
+    let component = wasmtime::component::Component::from_binary(&engine, EMPTY_COMPONENT).unwrap();
+    let cache = CodeCache::new(Some(dir.path().to_path_buf()));
+    cache.store("k", &component.serialize().unwrap()).unwrap();
+    assert!(cache.load(&engine, "k").is_some());
+    // Another engine configuration refuses the entry (wasmtime's own check): deleted.
+    let mut c = wasmtime::Config::new();
+    c.consume_fuel(true);
+    assert!(cache.load(&wasmtime::Engine::new(&c).unwrap(), "k").is_none());
+    assert!(!cache.entry_path("k").unwrap().exists());
+}
+
+#[test]
+fn the_log_is_bounded_and_escaped() {
+    let mut log = LogSink::default();
+    log.push(LogLevel::Info, "\x1b[31mred\x1b[0m\u{202e}");
+    assert_eq!(log.lines[0].message, "\\u{1b}[31mred\\u{1b}[0m\\u{202e}");
+    log.push(LogLevel::Warn, &"é".repeat(LOG_LINE_MAX_BYTES));
+    assert!(log.lines[1].message.len() <= LOG_LINE_MAX_BYTES);
+    for i in 0..10 * LOG_MAX_LINES {
+        log.push(LogLevel::Debug, &format!("line {i}"));
+    }
+    assert_eq!(log.lines.len(), LOG_MAX_LINES);
+    assert_eq!(log.dropped, 10 * LOG_MAX_LINES + 2 - LOG_MAX_LINES);
+    let mut log = LogSink::default();
+    for _ in 0..LOG_MAX_LINES {
+        log.push(LogLevel::Debug, &"x".repeat(LOG_LINE_MAX_BYTES));
+    }
+    assert!(log.bytes <= LOG_MAX_BYTES);
+    assert!(log.dropped > 0);
+}
+
+#[test]
+fn a_pipe_keeps_the_tail() {
+    let p = TailPipe::new(16);
+    let mut w = p.clone();
+    use wasmtime_wasi::p2::OutputStream;
+    w.write(bytes::Bytes::from_static(b"first line\n")).unwrap();
+    w.write(bytes::Bytes::from_static(b"second line\nthird\n")).unwrap();
+    let (text, dropped) = p.contents();
+    assert_eq!(dropped, 29 - 16);
+    assert_eq!(text, "third\n", "starts at a whole line");
+    w.write(bytes::Bytes::from(vec![b'y'; 100])).unwrap();
+    assert_eq!(p.contents().1, 29 + 100 - 16);
+}
+
+#[test]
+fn escape_keeps_newlines_and_tabs() {
+    assert_eq!(escape("a\tb\nc\r\u{7}"), "a\tb\nc\\u{d}\\u{7}");
+}
+
+fn rule(code: &str, name: &str) -> wit::RuleMeta {
+    wit::RuleMeta {
+        code: code.into(),
+        name: name.into(),
+        summary: "Checks a thing.".into(),
+        docs: "## What it checks\nx\n## Why it matters\nx\n## How to fix\nx\n## References\nx\n".into(),
+        severity: wit::Severity::Warning,
+        params: vec![],
+    }
+}
+
+fn param(name: &str, kind: &str, choices: &[&str], default: &str) -> wit::ParamSpec {
+    wit::ParamSpec {
+        name: name.into(),
+        kind: kind.into(),
+        choices: choices.iter().map(|c| c.to_string()).collect(),
+        default_json: default.into(),
+        doc: "A parameter.".into(),
+    }
+}
+
+#[test]
+fn rules_are_checked_against_the_contract() {
+    assert!(validate::rules(vec![rule("NAM001", "volume-label-convention")]).is_ok());
+    let e = validate::rules(vec![
+        rule("nam001", "x"),
+        rule("NAM002", "Not_Kebab"),
+        rule("NAM003", "dup"),
+        rule("NAM003", "dup"),
+    ])
+    .unwrap_err();
+    assert!(e.contains("`nam001` is not 3 uppercase letters"), "{e}");
+    assert!(e.contains("`Not_Kebab` is not kebab-case"), "{e}");
+    assert!(e.contains("`NAM003` is declared twice"), "{e}");
+    assert!(validate::rules(vec![]).unwrap_err().contains("no rules"));
+    let mut r = rule("NAM001", "x");
+    r.docs = "## What it checks\nonly that".into();
+    let e = validate::rules(vec![r]).unwrap_err();
+    assert!(e.contains("`## How to fix`"), "{e}");
+}
+
+#[test]
+fn params_are_checked_like_pack_values() {
+    let with = |p: wit::ParamSpec| {
+        let mut r = rule("NAM001", "x");
+        r.params = vec![p];
+        validate::rules(vec![r])
+    };
+    assert!(with(param("min_free_percent", "percent", &[], "30")).is_ok());
+    assert!(with(param("workload", "choice", &["oltp", "dw"], "\"oltp\"")).is_ok());
+    assert!(with(param("size_bytes", "bytes", &[], "65536")).is_ok());
+    for (p, why) in [
+        (param("p", "percent", &[], "130"), "not a percentage"),
+        (param("p", "bytes", &[], "1.5"), "whole number"),
+        (param("p", "factor", &[], "0"), "positive"),
+        (param("p", "furlongs", &[], "1"), "unknown kind `furlongs`"),
+        (param("p", "choice", &[], "\"a\""), "at least one choice"),
+        (param("p", "choice", &["a"], "\"b\""), "one of the choices"),
+        (param("p", "count", &["a"], "1"), "takes no choices"),
+        (param("p", "count", &[], "{"), "not JSON"),
+        (param("BadName", "count", &[], "1"), "not snake_case"),
+    ] {
+        let e = with(p).unwrap_err();
+        assert!(e.contains(why), "{why}: {e}");
+    }
+}
+
+#[test]
+fn info_is_checked() {
+    let ok = wit::PackInfo {
+        id: "acme".into(),
+        version: "1.0.0".into(),
+        facts_schema_version: spindle_core::facts::SCHEMA_VERSION,
+    };
+    assert!(validate::info(ok.clone()).is_ok());
+    let e = validate::info(wit::PackInfo { facts_schema_version: 999, ..ok.clone() }).unwrap_err();
+    assert!(e.contains("facts schema_version 999"), "{e}");
+    let e = validate::info(wit::PackInfo { id: "Acme Corp".into(), ..ok }).unwrap_err();
+    assert!(e.contains("not kebab-case"), "{e}");
+}
+
+fn finding(code: &str, entity: &str) -> wit::Finding {
+    wit::Finding {
+        code: code.into(),
+        severity: None,
+        message: "bad".into(),
+        measured: None,
+        expected: None,
+        entity: entity.into(),
+        field: None,
+        fix: None,
+    }
+}
+
+#[test]
+fn output_is_checked_against_declared_and_enabled_codes() {
+    let declared = validate::rules(vec![rule("NAM001", "a"), rule("NAM002", "b")]).unwrap();
+    let enabled = vec!["NAM001".to_string()];
+    let out = |findings| wit::CheckOutput { findings, not_evaluated: vec![] };
+    let (f, _) = validate::output(out(vec![finding("NAM001", "sql01/disk:0")]), &declared, &enabled).unwrap();
+    assert_eq!(f[0].entity, "sql01/disk:0");
+    let e = validate::output(out(vec![finding("NAM002", "h")]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("did not enable"), "{e}");
+    let e = validate::output(out(vec![finding("ZZZ999", "h")]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("did not declare"), "{e}");
+    let e = validate::output(out(vec![finding("NAM001", "")]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("entity"), "{e}");
+    let many = vec![finding("NAM001", "h"); validate::MAX_FINDINGS + 1];
+    let e = validate::output(out(many), &declared, &enabled).unwrap_err();
+    assert!(e.contains("more than 100000"), "{e}");
+    let mut big = finding("NAM001", "h");
+    big.message = "x".repeat(validate::MAX_OUTPUT_TEXT + 1);
+    let e = validate::output(out(vec![big]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("MiB of text"), "{e}");
+    // Many bad findings: a few shown, all counted.
+    let bad = vec![finding("ZZZ999", "h"); 50];
+    let e = validate::output(out(bad), &declared, &enabled).unwrap_err();
+    assert!(e.contains("50 problems") && e.contains("and 42 more"), "{e}");
+}
+
+#[test]
+fn the_host_stops_its_ticker_when_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..3 {
+        drop(host(dir.path()));
+    }
+}

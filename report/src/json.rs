@@ -1,0 +1,503 @@
+//! The JSON report: spindle's own stable, documented format (`docs/report-json.md`).
+//!
+//! Streamed: the header and rules on `begin`, one host object per `host` call, the summary on
+//! `finish`. Every key is always present (`null` when there is no value), so consumers can rely
+//! on the shape. Adding keys is compatible; renaming or removing one bumps `report_version`.
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::emit::Emit;
+use super::{
+    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
+    locate_finding, locate_not_evaluated, write_indented,
+};
+use spindle_core::engine::HostReport;
+use spindle_core::view::{EntityRef, HostView};
+
+/// The version of the JSON report format this writer produces.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Writes the JSON report to `out` as the run goes.
+pub struct JsonWriter<W: Write> {
+    out: W,
+    spindle_version: String,
+    stage: Stage,
+    hosts: usize,
+}
+
+impl<W: Write> JsonWriter<W> {
+    /// `spindle_version` is recorded in the report (the CLI passes its own version).
+    pub fn new(out: W, spindle_version: &str) -> Self {
+        JsonWriter { out, spindle_version: spindle_version.to_string(), stage: Stage::New, hosts: 0 }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[derive(Serialize)]
+struct JsonRule<'a> {
+    code: &'a str,
+    name: &'a str,
+    severity: &'static str,
+    category: &'a str,
+    summary: &'a str,
+    docs: &'a str,
+}
+
+// A host object and the types inside it are written by hand (`emit`), each member in
+// declaration order; serde's derive is the tests' reference for the layout.
+#[cfg_attr(test, derive(Serialize))]
+struct JsonHost<'a> {
+    host: &'a str,
+    sources: Vec<&'a str>,
+    rules_run: usize,
+    findings: Vec<JsonFinding<'a>>,
+    not_evaluated: Vec<JsonNotEvaluated<'a>>,
+    errors: Vec<JsonError<'a>>,
+    /// Why the host's facts could not be collected; `null` when they were.
+    collection_error: Option<&'a str>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonEntity<'a> {
+    key: &'a str,
+    label: &'a str,
+    kind: &'static str,
+}
+
+impl<'a> JsonEntity<'a> {
+    fn new(e: &'a EntityRef) -> Self {
+        JsonEntity { key: &e.key, label: &e.label, kind: entity_kind(e) }
+    }
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonLocation {
+    path: String,
+    pointer: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    exact: bool,
+}
+
+impl From<FactLocation> for JsonLocation {
+    fn from(l: FactLocation) -> Self {
+        JsonLocation {
+            path: l.path,
+            pointer: l.pointer,
+            line: l.start.0,
+            column: l.start.1,
+            end_line: l.end.0,
+            end_column: l.end.1,
+            exact: l.exact,
+        }
+    }
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonWaiver<'a> {
+    reason: &'a str,
+    expires: Option<&'a str>,
+    source: &'a str,
+    expired: bool,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonFinding<'a> {
+    code: &'a str,
+    rule: &'a str,
+    severity: &'static str,
+    message: &'a str,
+    measured: Option<&'a str>,
+    expected: Option<&'a str>,
+    entity: JsonEntity<'a>,
+    field: Option<&'a str>,
+    location: Option<JsonLocation>,
+    fix: &'a str,
+    waived: bool,
+    waiver: Option<JsonWaiver<'a>>,
+    fingerprint: String,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonNotEvaluated<'a> {
+    code: &'a str,
+    rule: &'a str,
+    entity: Option<JsonEntity<'a>>,
+    missing: &'a str,
+    reason: Option<&'a str>,
+    location: Option<JsonLocation>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonError<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    hosts: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+    waived: usize,
+    expired_waivers: usize,
+    not_evaluated: usize,
+    rule_errors: usize,
+    collection_errors: usize,
+    incomplete: bool,
+}
+
+// The host objects are written by hand (see `emit`), in the order and layout serde's derive
+// gives them; `rendered_hosts_match_serde` checks the two agree.
+impl JsonHost<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.str_member("host", self.host);
+        e.array_member("sources", &self.sources, |e, s| e.str(s));
+        e.key("rules_run");
+        e.num(self.rules_run);
+        e.array_member("findings", &self.findings, |e, f| f.emit(e));
+        e.array_member("not_evaluated", &self.not_evaluated, |e, n| n.emit(e));
+        e.array_member("errors", &self.errors, |e, x| {
+            e.open(b'{');
+            e.str_member("code", x.code);
+            e.str_member("message", x.message);
+            e.close(b'}');
+        });
+        e.opt_str_member("collection_error", self.collection_error);
+        e.close(b'}');
+    }
+}
+
+impl JsonEntity<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.str_member("key", self.key);
+        e.str_member("label", self.label);
+        e.str_member("kind", self.kind);
+        e.close(b'}');
+    }
+}
+
+impl JsonLocation {
+    fn emit(this: Option<&Self>, e: &mut Emit<'_>) {
+        let Some(l) = this else { return e.null() };
+        e.open(b'{');
+        e.str_member("path", &l.path);
+        e.str_member("pointer", &l.pointer);
+        e.key("line");
+        e.num(l.line);
+        e.key("column");
+        e.num(l.column);
+        e.key("end_line");
+        e.num(l.end_line);
+        e.key("end_column");
+        e.num(l.end_column);
+        e.key("exact");
+        e.bool(l.exact);
+        e.close(b'}');
+    }
+}
+
+impl JsonFinding<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.str_member("code", self.code);
+        e.str_member("rule", self.rule);
+        e.str_member("severity", self.severity);
+        e.str_member("message", self.message);
+        e.opt_str_member("measured", self.measured);
+        e.opt_str_member("expected", self.expected);
+        e.key("entity");
+        self.entity.emit(e);
+        e.opt_str_member("field", self.field);
+        e.key("location");
+        JsonLocation::emit(self.location.as_ref(), e);
+        e.str_member("fix", self.fix);
+        e.key("waived");
+        e.bool(self.waived);
+        e.key("waiver");
+        match &self.waiver {
+            Some(w) => {
+                e.open(b'{');
+                e.str_member("reason", w.reason);
+                e.opt_str_member("expires", w.expires);
+                e.str_member("source", w.source);
+                e.key("expired");
+                e.bool(w.expired);
+                e.close(b'}');
+            }
+            None => e.null(),
+        }
+        e.str_member("fingerprint", &self.fingerprint);
+        e.close(b'}');
+    }
+}
+
+impl JsonNotEvaluated<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.str_member("code", self.code);
+        e.str_member("rule", self.rule);
+        e.key("entity");
+        match &self.entity {
+            Some(x) => x.emit(e),
+            None => e.null(),
+        }
+        e.str_member("missing", self.missing);
+        e.opt_str_member("reason", self.reason);
+        e.key("location");
+        JsonLocation::emit(self.location.as_ref(), e);
+        e.close(b'}');
+    }
+}
+
+impl<W: Write> JsonWriter<W> {
+    fn write_host(&mut self, host: &[u8]) -> io::Result<()> {
+        let out = &mut self.out;
+        let sep: &[u8] = if self.hosts == 0 { b"\n    " } else { b",\n    " };
+        out.write_all(sep)?;
+        out.write_all(host)?;
+        self.hosts += 1;
+        Ok(())
+    }
+}
+
+/// Renders hosts for [`JsonWriter`]: a host's object, as it sits in the `hosts` array.
+struct JsonRender;
+
+impl Render for JsonRender {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        let host = JsonHost {
+            host: &report.host,
+            sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
+            rules_run: report.rules_run,
+            findings: report
+                .findings
+                .iter()
+                .map(|f| JsonFinding {
+                    code: &f.code,
+                    rule: &f.rule,
+                    severity: f.severity.as_str(),
+                    message: &f.message,
+                    measured: f.measured.as_deref(),
+                    expected: f.expected.as_deref(),
+                    entity: JsonEntity::new(&f.entity),
+                    field: f.field.as_deref(),
+                    location: locate_finding(view, f).map(Into::into),
+                    fix: &f.fix,
+                    waived: f.is_waived(),
+                    waiver: f.waiver.as_ref().map(|w| JsonWaiver {
+                        reason: &w.reason,
+                        expires: w.expires.as_deref(),
+                        source: &w.source,
+                        expired: w.expired,
+                    }),
+                    fingerprint: fingerprint(f),
+                })
+                .collect(),
+            not_evaluated: report
+                .not_evaluated
+                .iter()
+                .map(|n| JsonNotEvaluated {
+                    code: &n.code,
+                    rule: &n.rule,
+                    entity: n.entity.as_ref().map(JsonEntity::new),
+                    missing: &n.missing,
+                    reason: n.reason.as_deref(),
+                    location: locate_not_evaluated(view, n).map(Into::into),
+                })
+                .collect(),
+            errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
+            collection_error: None,
+        };
+        let mut out = Rendered::new();
+        out.part(Part::Host, |buf| {
+            host.emit(&mut Emit::new(buf, "    "));
+            io::Result::Ok(())
+        })?;
+        Ok(out)
+    }
+}
+
+impl<W: Write> ReportWriter for JsonWriter<W> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        self.stage.expect(Stage::New, "begin")?;
+        self.stage = Stage::Begun;
+        let rules: Vec<JsonRule<'_>> = rules
+            .iter()
+            .map(|r| JsonRule {
+                code: &r.code,
+                name: &r.name,
+                severity: r.severity.as_str(),
+                category: &r.category,
+                summary: &r.summary,
+                docs: &r.docs,
+            })
+            .collect();
+        let out = &mut self.out;
+        out.write_all(b"{\n  \"spindle_version\": ")?;
+        serde_json::to_writer(&mut *out, &self.spindle_version).map_err(io::Error::other)?;
+        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"rules\": ")?;
+        write_indented(out, &rules, "  ")?;
+        out.write_all(b",\n  \"hosts\": [")
+    }
+
+    fn renderer(&self) -> Arc<dyn Render> {
+        Arc::new(JsonRender)
+    }
+
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "host")?;
+        for (_, bytes) in host.parts() {
+            self.write_host(bytes)?;
+        }
+        Ok(())
+    }
+
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "collection_error")?;
+        let host = JsonHost {
+            host: source,
+            sources: vec![],
+            rules_run: 0,
+            findings: vec![],
+            not_evaluated: vec![],
+            errors: vec![],
+            collection_error: Some(message),
+        };
+        let mut buf = Vec::new();
+        host.emit(&mut Emit::new(&mut buf, "    "));
+        self.write_host(&buf)
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "finish")?;
+        self.stage = Stage::Finished;
+        let s = JsonSummary {
+            hosts: summary.hosts,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            notes: summary.notes,
+            waived: summary.waived,
+            expired_waivers: summary.expired_waivers,
+            not_evaluated: summary.not_evaluated,
+            rule_errors: summary.rule_errors,
+            collection_errors: summary.collection_errors,
+            incomplete: summary.incomplete(),
+        };
+        let out = &mut self.out;
+        let close: &[u8] = if self.hosts == 0 { b"]" } else { b"\n  ]" };
+        out.write_all(close)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        write_indented(out, &s, "  ")?;
+        out.write_all(b"\n}\n")?;
+        out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::serialize_indented;
+    use super::*;
+
+    fn both(host: &JsonHost<'_>) -> (String, String) {
+        let mut by_hand = vec![];
+        host.emit(&mut Emit::new(&mut by_hand, "    "));
+        let mut by_serde = vec![];
+        serialize_indented(&mut by_serde, host, "    ").unwrap();
+        (String::from_utf8(by_hand).unwrap(), String::from_utf8(by_serde).unwrap())
+    }
+
+    #[test]
+    fn rendered_hosts_match_serde() {
+        // Every byte below 0x80, quotes, backslashes, and text beyond ASCII.
+        let ascii: String = (0u8..0x80).map(char::from).collect();
+        let tricky = format!("{ascii} « D:\\SQLData\\ » \u{203a} \u{1f4be} \"q\" ");
+        let entity = |key| JsonEntity { key, label: &tricky, kind: "file" };
+        let location = || JsonLocation {
+            path: tricky.clone(),
+            pointer: "/sql_instances/0/databases/2/files/7/growth".into(),
+            line: 1234,
+            column: 0,
+            end_line: usize::MAX,
+            end_column: 7,
+            exact: false,
+        };
+        let finding = |waived: bool, some: bool| JsonFinding {
+            code: "GRW001",
+            rule: "no-percent-growth",
+            severity: "warning",
+            message: &tricky,
+            measured: some.then_some("10 %"),
+            expected: some.then_some(tricky.as_str()),
+            entity: entity("k"),
+            field: some.then_some("growth"),
+            location: some.then(location),
+            fix: "ALTER DATABASE [x]\n\tMODIFY FILE (NAME = N'x', FILEGROWTH = 64MB);",
+            waived,
+            waiver: waived.then(|| JsonWaiver {
+                reason: &tricky,
+                expires: some.then_some("2027-01-01"),
+                source: "acme.toml",
+                expired: !some,
+            }),
+            fingerprint: "19f27316e9de46e3".into(),
+        };
+        let hosts = [
+            JsonHost {
+                host: "sql01",
+                sources: vec![],
+                rules_run: 0,
+                findings: vec![],
+                not_evaluated: vec![],
+                errors: vec![],
+                collection_error: Some(&tricky),
+            },
+            JsonHost {
+                host: &tricky,
+                sources: vec!["a.json", &tricky],
+                rules_run: 25,
+                findings: vec![
+                    finding(false, true),
+                    finding(true, true),
+                    finding(true, false),
+                    finding(false, false),
+                ],
+                not_evaluated: vec![
+                    JsonNotEvaluated {
+                        code: "LAT003",
+                        rule: "latency-vs-media",
+                        entity: Some(entity("e")),
+                        missing: "media",
+                        reason: Some(&tricky),
+                        location: Some(location()),
+                    },
+                    JsonNotEvaluated {
+                        code: "STR004",
+                        rule: "raid-stripe-unit",
+                        entity: None,
+                        missing: "raid_sets",
+                        reason: None,
+                        location: None,
+                    },
+                ],
+                errors: vec![JsonError { code: "acme/*", message: &tricky }],
+                collection_error: None,
+            },
+        ];
+        for host in &hosts {
+            let (by_hand, by_serde) = both(host);
+            assert_eq!(by_hand, by_serde);
+        }
+    }
+}

@@ -1,0 +1,732 @@
+//! SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+//!
+//! One run. Results stream out host by host; every result has a physical location with a region
+//! (code scanning rejects a file otherwise), falling back to line 1 of the host's first snapshot
+//! file when the fact cannot be found. Not-evaluated entries and rule errors become tool execution
+//! notifications of the run's invocation, which is written last (it needs the summary): they are
+//! the one thing kept until `finish`, already serialized, up to a limit for not-evaluated entries.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use super::{
+    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
+    locate_finding, locate_not_evaluated, serialize_indented, write_indented,
+};
+use spindle_core::engine::HostReport;
+use spindle_core::finding::{Finding, NotEvaluated};
+use spindle_core::view::HostView;
+
+/// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
+pub const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// Where people learn about spindle: the package's `repository`, when the manifest sets one
+/// (SARIF makes `informationUri` optional; a made-up address would be worse than none).
+pub const INFORMATION_URI: Option<&str> = {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    if repository.is_empty() { None } else { Some(repository) }
+};
+
+/// The key of the fingerprint in `partialFingerprints` (see [`super::fingerprint`]).
+pub const FINGERPRINT_KEY: &str = "spindle/v1";
+
+/// Not-evaluated notifications kept by default; past it, one note counts the rest.
+pub const DEFAULT_NOTIFICATION_LIMIT: usize = 10_000;
+
+/// Notification descriptors, in `tool.driver.notifications` order.
+const NOT_EVALUATED: (&str, usize) = ("not-evaluated", 0);
+const RULE_ERROR: (&str, usize) = ("rule-error", 1);
+const COLLECTION_ERROR: (&str, usize) = ("collection-error", 3);
+const NOT_EVALUATED_OMITTED: (&str, usize) = ("not-evaluated-omitted", 2);
+
+/// Writes a SARIF 2.1.0 log to `out` as the run goes.
+pub struct SarifWriter<W: Write> {
+    out: W,
+    tool_version: String,
+    stage: Stage,
+    render: Arc<SarifRender>,
+    results: usize,
+    /// Serialized notifications, each followed by a separator, kept until `finish`.
+    notifications: Vec<u8>,
+    not_evaluated_kept: usize,
+    not_evaluated_omitted: usize,
+    limit: usize,
+}
+
+impl<W: Write> SarifWriter<W> {
+    /// `tool_version` becomes `tool.driver.version` (the CLI passes its own version).
+    pub fn new(out: W, tool_version: &str) -> Self {
+        SarifWriter {
+            out,
+            tool_version: tool_version.to_string(),
+            stage: Stage::New,
+            render: Arc::new(SarifRender::default()),
+            results: 0,
+            notifications: Vec::new(),
+            not_evaluated_kept: 0,
+            not_evaluated_omitted: 0,
+            limit: DEFAULT_NOTIFICATION_LIMIT,
+        }
+    }
+
+    /// How many not-evaluated notifications to keep (they wait in memory until `finish`); the
+    /// rest are counted in one note. Rule errors are always kept.
+    pub fn with_notification_limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn push_notification(&mut self, n: &Notification<'_>) -> io::Result<()> {
+        let mut buf = Vec::new();
+        serialize_indented(&mut buf, n, "            ")?;
+        self.push_rendered_notification(&buf);
+        Ok(())
+    }
+
+    fn push_rendered_notification(&mut self, bytes: &[u8]) {
+        self.notifications.extend_from_slice(b"\n            ");
+        self.notifications.extend_from_slice(bytes);
+        self.notifications.push(b',');
+    }
+}
+
+/// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated
+/// entry and rule error.
+#[derive(Default)]
+struct SarifRender {
+    rule_index: HashMap<String, usize>,
+    /// Set once the log has kept as many not-evaluated notifications as it will: every later
+    /// one is only counted, so it need not be rendered. Hosts are appended in order, so which
+    /// entries are kept does not depend on the order they were rendered in.
+    notifications_full: AtomicBool,
+}
+
+impl SarifRender {
+    fn rule_ref<'a>(&self, code: &'a str) -> RuleRef<'a> {
+        RuleRef { id: code, index: self.rule_index.get(code).copied() }
+    }
+}
+
+impl Render for SarifRender {
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        let mut out = Rendered::new();
+        let host = report.host.as_str();
+        for f in &report.findings {
+            let loc = locate_finding(view, f);
+            let waiver = f.waiver.as_ref();
+            let result = SarifResult {
+                rule_id: &f.code,
+                rule_index: self.rule_index.get(&f.code).copied(),
+                level: f.severity.as_str(),
+                message: OwnedText { text: result_message(f) },
+                locations: [Location {
+                    physical_location: physical(loc.as_ref(), view, host),
+                    logical_locations: vec![LogicalLocation {
+                        fully_qualified_name: &f.entity.key,
+                        name: &f.entity.label,
+                        kind: "resource",
+                        properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
+                    }],
+                }],
+                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+                suppressions: waiver
+                    .filter(|w| !w.expired)
+                    .map(|w| Suppression {
+                        kind: "external",
+                        status: "accepted",
+                        justification: &w.reason,
+                        properties: WaiverProperties {
+                            source: &w.source,
+                            expires: w.expires.as_deref(),
+                            expired: false,
+                        },
+                    })
+                    .into_iter()
+                    .collect(),
+                properties: ResultProperties {
+                    host,
+                    entity: &f.entity.key,
+                    pointer: loc.map(|l| l.pointer),
+                    measured: f.measured.as_deref(),
+                    expected: f.expected.as_deref(),
+                    waiver: waiver.map(|w| WaiverInfo {
+                        reason: &w.reason,
+                        source: &w.source,
+                        expires: w.expires.as_deref(),
+                        expired: w.expired,
+                    }),
+                },
+            };
+            out.part(Part::Result, |buf| serialize_indented(buf, &result, "        "))?;
+        }
+        for n in &report.not_evaluated {
+            if self.notifications_full.load(Ordering::Relaxed) {
+                // Only counted (see `notifications_full`).
+                out.part(Part::NotEvaluated, |_| io::Result::Ok(()))?;
+                continue;
+            }
+            let loc = locate_not_evaluated(view, n);
+            let note = Notification {
+                level: "note",
+                message: OwnedText { text: not_evaluated_message(host, n) },
+                descriptor: DescriptorRef { id: NOT_EVALUATED.0, index: NOT_EVALUATED.1 },
+                associated_rule: Some(self.rule_ref(&n.code)),
+                locations: loc
+                    .map(|l| Location {
+                        physical_location: physical(Some(&l), view, host),
+                        logical_locations: n
+                            .entity
+                            .iter()
+                            .map(|e| LogicalLocation {
+                                fully_qualified_name: &e.key,
+                                name: &e.label,
+                                kind: "resource",
+                                properties: LogicalProperties { spindle_kind: entity_kind(e) },
+                            })
+                            .collect(),
+                    })
+                    .into_iter()
+                    .collect(),
+                properties: Some(NotificationProperties {
+                    host,
+                    entity: n.entity.as_ref().map(|e| e.key.as_str()),
+                    missing: Some(&n.missing),
+                    reason: n.reason.as_deref(),
+                }),
+            };
+            out.part(Part::NotEvaluated, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        for e in &report.errors {
+            let note = Notification {
+                level: "error",
+                message: OwnedText { text: format!("{} failed on {host}: {}", e.code, e.message) },
+                descriptor: DescriptorRef { id: RULE_ERROR.0, index: RULE_ERROR.1 },
+                associated_rule: Some(self.rule_ref(&e.code)),
+                locations: vec![],
+                properties: Some(NotificationProperties { host, entity: None, missing: None, reason: None }),
+            };
+            out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        Ok(out)
+    }
+}
+
+// ---- The SARIF objects spindle writes (field order is output order). ----
+
+#[derive(Serialize)]
+struct Text<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver<'a> {
+    name: &'static str,
+    version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<&'static str>,
+    rules: Vec<RuleDescriptor<'a>>,
+    notifications: Vec<NotificationDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleDescriptor<'a> {
+    id: &'a str,
+    name: &'a str,
+    short_description: Text<'a>,
+    full_description: Text<'a>,
+    help: Help<'a>,
+    default_configuration: Configuration,
+    properties: RuleProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct Help<'a> {
+    text: &'a str,
+    markdown: &'a str,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleProperties<'a> {
+    tags: [&'a str; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NotificationDescriptor {
+    id: &'static str,
+    short_description: Text<'static>,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: OwnedText,
+    locations: [Location<'a>; 1],
+    partial_fingerprints: Fingerprints,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suppressions: Vec<Suppression<'a>>,
+    properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct OwnedText {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Fingerprints {
+    #[serde(rename = "spindle/v1")]
+    v1: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location<'a> {
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logical_locations: Vec<LogicalLocation<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<usize>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation<'a> {
+    fully_qualified_name: &'a str,
+    name: &'a str,
+    kind: &'static str,
+    properties: LogicalProperties,
+}
+
+#[derive(Serialize)]
+struct LogicalProperties {
+    /// spindle's own entity kind (`partition`, `file`, ...); SARIF's `kind` is `resource`.
+    #[serde(rename = "spindleKind")]
+    spindle_kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Suppression<'a> {
+    kind: &'static str,
+    status: &'static str,
+    justification: &'a str,
+    properties: WaiverProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct WaiverProperties<'a> {
+    source: &'a str,
+    expires: Option<&'a str>,
+    expired: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultProperties<'a> {
+    host: &'a str,
+    entity: &'a str,
+    pointer: Option<String>,
+    measured: Option<&'a str>,
+    expected: Option<&'a str>,
+    /// Present for every waiver, expired or not (an expired one has no suppression).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waiver: Option<WaiverInfo<'a>>,
+}
+
+#[derive(Serialize)]
+struct WaiverInfo<'a> {
+    reason: &'a str,
+    source: &'a str,
+    expires: Option<&'a str>,
+    expired: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification<'a> {
+    level: &'static str,
+    message: OwnedText,
+    descriptor: DescriptorRef,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    associated_rule: Option<RuleRef<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<Location<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<NotificationProperties<'a>>,
+}
+
+#[derive(Serialize)]
+struct DescriptorRef {
+    id: &'static str,
+    index: usize,
+}
+
+#[derive(Serialize)]
+struct RuleRef<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct NotificationProperties<'a> {
+    host: &'a str,
+    entity: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InvocationProperties {
+    summary: SummaryProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryProperties {
+    hosts: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+    waived: usize,
+    expired_waivers: usize,
+    not_evaluated: usize,
+    rule_errors: usize,
+    collection_errors: usize,
+    incomplete: bool,
+}
+
+// ---- Building them. ----
+
+fn physical(loc: Option<&FactLocation>, view: &HostView, host: &str) -> PhysicalLocation {
+    match loc {
+        Some(l) => PhysicalLocation {
+            artifact_location: ArtifactLocation { uri: artifact_uri(&l.path) },
+            region: Region {
+                start_line: l.start.0,
+                start_column: l.start.1,
+                end_line: Some(l.end.0),
+                end_column: Some(l.end.1),
+            },
+        },
+        None => PhysicalLocation {
+            // Line 1 of the first snapshot file; a host always has one, but never write a result
+            // without a location.
+            artifact_location: ArtifactLocation {
+                uri: artifact_uri(view.docs.first().map_or(host, |d| d.path.as_str())),
+            },
+            region: Region { start_line: 1, start_column: 1, end_line: None, end_column: None },
+        },
+    }
+}
+
+fn result_message(f: &Finding) -> String {
+    let mut text = if f.entity.label.is_empty() {
+        f.message.clone()
+    } else {
+        format!("{}: {}", f.entity.label, f.message)
+    };
+    match (&f.measured, &f.expected) {
+        (Some(m), Some(e)) => text.push_str(&format!("\nMeasured: {m}; expected: {e}.")),
+        (Some(m), None) => text.push_str(&format!("\nMeasured: {m}.")),
+        (None, Some(e)) => text.push_str(&format!("\nExpected: {e}.")),
+        (None, None) => {}
+    }
+    if !f.fix.trim().is_empty() {
+        text.push_str("\nFix: ");
+        text.push_str(f.fix.trim());
+    }
+    text
+}
+
+fn not_evaluated_message(host: &str, n: &NotEvaluated) -> String {
+    let at = n.entity.as_ref().map_or(host, |e| if e.label.is_empty() { &e.key } else { &e.label });
+    let mut text = format!("{} ({}) not evaluated for {at}: {} is missing", n.code, n.rule, n.missing);
+    if let Some(r) = &n.reason {
+        text.push_str(&format!(" ({r})"));
+    }
+    text.push('.');
+    text
+}
+
+impl<W: Write> ReportWriter for SarifWriter<W> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        self.stage.expect(Stage::New, "begin")?;
+        self.stage = Stage::Begun;
+        let mut rule_index = HashMap::new();
+        for (i, r) in rules.iter().enumerate() {
+            rule_index.entry(r.code.clone()).or_insert(i);
+        }
+        self.render = Arc::new(SarifRender { rule_index, notifications_full: AtomicBool::new(false) });
+        let tool = Tool {
+            driver: Driver {
+                name: "spindle",
+                version: &self.tool_version,
+                information_uri: INFORMATION_URI,
+                rules: rules
+                    .iter()
+                    .map(|r| RuleDescriptor {
+                        id: &r.code,
+                        name: &r.name,
+                        short_description: Text { text: &r.summary },
+                        full_description: Text {
+                            text: r
+                                .doc_section("What it checks")
+                                .filter(|s| !s.is_empty())
+                                .unwrap_or(&r.summary),
+                        },
+                        help: Help { text: &r.docs, markdown: &r.docs },
+                        default_configuration: Configuration { level: r.severity.as_str() },
+                        properties: RuleProperties { tags: [&r.category] },
+                    })
+                    .collect(),
+                notifications: vec![
+                    NotificationDescriptor {
+                        id: NOT_EVALUATED.0,
+                        short_description: Text {
+                            text: "A rule could not judge an entity because a fact it needs is missing; \
+                                   this is not a pass.",
+                        },
+                        default_configuration: Configuration { level: "note" },
+                    },
+                    NotificationDescriptor {
+                        id: RULE_ERROR.0,
+                        short_description: Text { text: "A rule or plugin failed: the run is incomplete." },
+                        default_configuration: Configuration { level: "error" },
+                    },
+                    NotificationDescriptor {
+                        id: NOT_EVALUATED_OMITTED.0,
+                        short_description: Text {
+                            text: "More not-evaluated entries than the log keeps; the JSON report lists \
+                                   them all.",
+                        },
+                        default_configuration: Configuration { level: "note" },
+                    },
+                    NotificationDescriptor {
+                        id: COLLECTION_ERROR.0,
+                        short_description: Text {
+                            text: "A server's facts could not be collected (down, refused, timed out): \
+                                   the run is incomplete.",
+                        },
+                        default_configuration: Configuration { level: "error" },
+                    },
+                ],
+            },
+        };
+        let out = &mut self.out;
+        out.write_all(b"{\n  \"$schema\": ")?;
+        serde_json::to_writer(&mut *out, SARIF_SCHEMA).map_err(io::Error::other)?;
+        out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
+        write_indented(out, &tool, "      ")?;
+        out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [")
+    }
+
+    fn renderer(&self) -> Arc<dyn Render> {
+        self.render.clone()
+    }
+
+    fn append(&mut self, host: &Rendered) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "host")?;
+        for (part, bytes) in host.parts() {
+            match part {
+                Part::Result | Part::Host => {
+                    let sep: &[u8] = if self.results == 0 { b"\n        " } else { b",\n        " };
+                    self.out.write_all(sep)?;
+                    self.out.write_all(bytes)?;
+                    self.results += 1;
+                }
+                Part::NotEvaluated => {
+                    if self.not_evaluated_kept >= self.limit || bytes.is_empty() {
+                        self.not_evaluated_omitted += 1;
+                        self.render.notifications_full.store(true, Ordering::Relaxed);
+                        continue;
+                    }
+                    self.push_rendered_notification(bytes);
+                    self.not_evaluated_kept += 1;
+                }
+                Part::RuleError => self.push_rendered_notification(bytes),
+            }
+        }
+        Ok(())
+    }
+
+    fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "collection_error")?;
+        let note = Notification {
+            level: "error",
+            message: OwnedText { text: format!("{source}: no facts collected: {message}") },
+            descriptor: DescriptorRef { id: COLLECTION_ERROR.0, index: COLLECTION_ERROR.1 },
+            associated_rule: None,
+            locations: vec![],
+            properties: Some(NotificationProperties {
+                host: source,
+                entity: None,
+                missing: None,
+                reason: None,
+            }),
+        };
+        self.push_notification(&note)
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.stage.expect(Stage::Begun, "finish")?;
+        self.stage = Stage::Finished;
+        if self.not_evaluated_omitted > 0 {
+            let note = Notification {
+                level: "note",
+                message: OwnedText {
+                    text: format!(
+                        "{} more not-evaluated entries are not listed here (the log keeps {}); the JSON \
+                         report lists them all.",
+                        self.not_evaluated_omitted, self.limit
+                    ),
+                },
+                descriptor: DescriptorRef { id: NOT_EVALUATED_OMITTED.0, index: NOT_EVALUATED_OMITTED.1 },
+                associated_rule: None,
+                locations: vec![],
+                properties: None,
+            };
+            self.push_notification(&note)?;
+        }
+        let out = &mut self.out;
+        let close: &[u8] = if self.results == 0 { b"]" } else { b"\n      ]" };
+        out.write_all(close)?;
+        write!(
+            out,
+            ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {},\n          \
+             \"toolExecutionNotifications\": [",
+            summary.rule_errors == 0 && summary.collection_errors == 0
+        )?;
+        let notes = std::mem::take(&mut self.notifications);
+        if let Some(notes) = notes.strip_suffix(b",") {
+            out.write_all(notes)?;
+            out.write_all(b"\n          ")?;
+        }
+        out.write_all(b"],\n          \"properties\": ")?;
+        let props = InvocationProperties {
+            summary: SummaryProperties {
+                hosts: summary.hosts,
+                errors: summary.errors,
+                warnings: summary.warnings,
+                notes: summary.notes,
+                waived: summary.waived,
+                expired_waivers: summary.expired_waivers,
+                not_evaluated: summary.not_evaluated,
+                rule_errors: summary.rule_errors,
+                collection_errors: summary.collection_errors,
+                incomplete: summary.incomplete(),
+            },
+        };
+        write_indented(out, &props, "          ")?;
+        out.write_all(b"\n        }\n      ]\n    }\n  ]\n}\n")?;
+        out.flush()
+    }
+}
+
+/// A snapshot path as a SARIF artifact URI: `\` becomes `/`; a relative path stays relative (a
+/// leading `./` dropped), an absolute one becomes a `file://` URI; every byte but unreserved
+/// characters and `/` is percent-encoded (`my snapshots/a.json` → `my%20snapshots/a.json`).
+pub fn artifact_uri(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    let b = p.as_bytes();
+    let is_drive =
+        b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b.get(2).is_none_or(|&c| c == b'/');
+    let (prefix, rest) = if is_drive {
+        // `C:/x` → `file:///C:/x`.
+        (format!("file:///{}:", b[0] as char), &p[2..])
+    } else if let Some(unc) = p.strip_prefix("//") {
+        // `\\server\share\x` → `file://server/share/x`.
+        let (host, rest) = unc.split_once('/').map_or((unc, ""), |(h, r)| (h, r));
+        (format!("file://{}/", encode(host)), rest)
+    } else if p.starts_with('/') {
+        ("file://".to_string(), p.as_str())
+    } else {
+        let mut rel = p.as_str();
+        while let Some(r) = rel.strip_prefix("./") {
+            rel = r;
+        }
+        (String::new(), rel)
+    };
+    prefix + &encode(rest)
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert_eq!(artifact_uri("snapshots/sql01.json"), "snapshots/sql01.json");
+        assert_eq!(artifact_uri("./snapshots/sql01.json"), "snapshots/sql01.json");
+        assert_eq!(artifact_uri("snapshots\\sql 01.json"), "snapshots/sql%2001.json");
+        assert_eq!(artifact_uri("../x/a#b?c%d.json"), "../x/a%23b%3Fc%25d.json");
+        assert_eq!(artifact_uri("a:b.json"), "a%3Ab.json");
+        assert_eq!(artifact_uri("ab:c.json"), "ab%3Ac.json");
+        assert_eq!(artifact_uri("/work/snaps/é.json"), "file:///work/snaps/%C3%A9.json");
+        assert_eq!(artifact_uri("C:\\Snaps\\sql01.json"), "file:///C:/Snaps/sql01.json");
+        assert_eq!(artifact_uri("\\\\filer\\share\\s.json"), "file://filer/share/s.json");
+    }
+}

@@ -1,0 +1,235 @@
+//! Collecting from many servers at once: bounded concurrency, a deadline per server, and one
+//! server's failure — down, refusing, timing out, resetting mid-result, even a panic inside the
+//! driver on a malformed reply — kept to that server.
+//!
+//! Results are handed over as they complete, so memory stays flat in the size of the fleet:
+//! nothing waits for the slowest server.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use spindle_core::facts::Snapshot;
+use tokio::task::JoinSet;
+
+use spindle_collectors::sql::target::Target;
+use spindle_collectors::sql::{CollectError, Options, collect};
+
+/// One server to collect.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub target: Target,
+    /// The server as the user named it.
+    pub label: String,
+    pub options: Options,
+}
+
+impl Job {
+    /// The longest a whole collection may take: connecting, every query's answer, the sample.
+    /// The driver bounds each wait; this bounds a server that answers, but slowly, forever.
+    fn deadline(&self) -> Duration {
+        let s = &self.options.settings;
+        s.connect_timeout * 2 + s.query_timeout * 12 + self.options.sample.unwrap_or_default()
+    }
+}
+
+/// Collects every job, at most `concurrency` at a time, calling `done` with each job's index
+/// and outcome as it completes. A `done` error stops the run (the report could not be written).
+pub fn run<E>(
+    jobs: &[Job],
+    concurrency: usize,
+    progress: bool,
+    done: impl FnMut(usize, Result<Snapshot, CollectError>) -> Result<(), E>,
+) -> Result<(), E> {
+    run_with(
+        jobs,
+        concurrency,
+        progress,
+        |job: Job| async move { collect(&job.target, &job.options).await },
+        done,
+    )
+}
+
+/// One server, with the fleet's protections: the same deadline, and a driver panic becomes
+/// the server's error.
+pub fn collect_one(job: &Job) -> Result<Snapshot, CollectError> {
+    let mut outcome = None;
+    let _: Result<(), ()> = run(std::slice::from_ref(job), 1, false, |_, r| {
+        outcome = Some(r);
+        Ok(())
+    });
+    outcome.unwrap_or_else(|| Err(CollectError("no result".into())))
+}
+
+/// [`run`] with the collection itself given: the tests give one that panics.
+fn run_with<E, F, Fut>(
+    jobs: &[Job],
+    concurrency: usize,
+    progress: bool,
+    collect_one: F,
+    mut done: impl FnMut(usize, Result<Snapshot, CollectError>) -> Result<(), E>,
+) -> Result<(), E>
+where
+    F: Fn(Job) -> Fut,
+    Fut: std::future::Future<Output = Result<Snapshot, CollectError>> + Send + 'static,
+{
+    // A check of files only starts no runtime (its threads would only add to the peak memory).
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let bar = if progress {
+        let bar = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} collecting {pos}/{len} servers [{elapsed}] {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let result = runtime.block_on(async {
+        let mut tasks = JoinSet::new();
+        let mut index_of = HashMap::new();
+        let mut next = 0;
+        loop {
+            while tasks.len() < concurrency.max(1) && next < jobs.len() {
+                let job = jobs[next].clone();
+                let deadline = job.deadline();
+                let work = collect_one(job);
+                let handle = tasks.spawn(async move {
+                    match tokio::time::timeout(deadline, work).await {
+                        Ok(r) => r,
+                        Err(_) => Err(CollectError(format!(
+                            "gave up after {} s without a complete answer",
+                            deadline.as_secs()
+                        ))),
+                    }
+                });
+                index_of.insert(handle.id(), next);
+                next += 1;
+            }
+            let Some(joined) = tasks.join_next_with_id().await else { break };
+            let (id, outcome) = match joined {
+                Ok((id, r)) => (id, r),
+                Err(e) => {
+                    let id = e.id();
+                    let why = if e.is_panic() {
+                        format!(
+                            "the TDS driver failed on the server's reply ({})",
+                            panic_text(e.into_panic())
+                        )
+                    } else {
+                        "collection cancelled".to_string()
+                    };
+                    (id, Err(CollectError(why)))
+                }
+            };
+            let i = index_of.remove(&id).expect("every task is indexed");
+            bar.inc(1);
+            if let Err(e) = &outcome {
+                bar.set_message(format!("{}: {}", jobs[i].label, e));
+            }
+            done(i, outcome)?;
+        }
+        Ok(())
+    });
+    bar.finish_and_clear();
+    result
+}
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use spindle_collectors::sql::connect::{Auth, Encryption, Settings};
+
+    fn job(i: usize) -> Job {
+        Job {
+            target: Target::parse(&format!("sql{i:02}")).unwrap(),
+            label: format!("sql{i:02}"),
+            options: Options {
+                settings: Settings {
+                    auth: Auth::Integrated,
+                    encryption: Encryption::Required,
+                    connect_timeout: Duration::from_secs(1),
+                    query_timeout: Duration::from_secs(1),
+                },
+                sample: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_panic_in_one_collection_is_that_servers_error() {
+        let jobs: Vec<Job> = (0..20).map(job).collect();
+        let mut outcomes = vec![None; jobs.len()];
+        let r: Result<(), ()> = run_with(
+            &jobs,
+            4,
+            false,
+            |job: Job| async move {
+                if job.label == "sql07" {
+                    panic!("assertion failed: header.length >= 8");
+                }
+                Ok(Snapshot {
+                    host: spindle_core::facts::Host { name: job.label, ..Default::default() },
+                    ..Default::default()
+                })
+            },
+            |i, outcome| {
+                outcomes[i] = Some(outcome);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        for (i, o) in outcomes.iter().enumerate() {
+            match o.as_ref().expect("every job reports") {
+                Ok(s) => assert_eq!(s.host.name, format!("sql{i:02}")),
+                Err(e) => {
+                    assert_eq!(i, 7);
+                    assert!(e.0.contains("the TDS driver failed") && e.0.contains("header.length"), "{e}");
+                }
+            }
+        }
+        assert!(outcomes[7].as_ref().unwrap().is_err());
+    }
+
+    #[test]
+    fn concurrency_is_bounded() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let jobs: Vec<Job> = (0..30).map(job).collect();
+        let (now, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let r: Result<(), ()> = run_with(
+            &jobs,
+            5,
+            false,
+            |_job: Job| {
+                let (now, peak) = (now.clone(), peak.clone());
+                async move {
+                    let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(n, Ordering::SeqCst);
+                    tokio::task::yield_now().await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    Err(CollectError("down".into()))
+                }
+            },
+            |_, _| Ok(()),
+        );
+        assert!(r.is_ok());
+        assert!(peak.load(Ordering::SeqCst) <= 5, "peak {}", peak.load(Ordering::SeqCst));
+    }
+}

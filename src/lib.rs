@@ -1,0 +1,36 @@
+//! spindle: a linter for SQL Server storage, as a library. The check pipeline lives here: the
+//! sources of facts (snapshot files, live servers, an inventory, this machine), reading and
+//! grouping them by host, checking hosts on every core in file order, writing the report
+//! atomically, and the errors a user sees. The `spindle` binary only maps its command line onto
+//! [`options`] and the outcome onto an exit status.
+//!
+//! Below it: `spindle-collectors` gathers facts, `spindle-core` decides, `spindle-report`
+//! renders, `spindle-plugin-host` runs rule plugins. None of them knows the command line.
+
+// UserError carries the offending file for miette to show; it is built once, on the way to exit
+// status 2, so its size on the error path costs nothing worth boxing for.
+#![allow(clippy::result_large_err)]
+
+pub mod check;
+pub mod collect;
+pub mod connect;
+pub mod errors;
+pub mod explain;
+pub mod fleet;
+pub mod input;
+pub mod inventory;
+pub mod options;
+pub mod ordered;
+pub mod output;
+pub mod packs;
+mod password;
+
+pub use check::run as check;
+pub use errors::UserError;
+pub use options::{CheckOptions, Exit, FailOn, Format};
+
+/// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
+/// a load.
+pub fn inspect_plugin(file: &std::path::Path, json: bool) -> Result<String, UserError> {
+    spindle_plugin_host::inspect::describe(file, json).map_err(|e| UserError::plain(e.to_string()))
+}

@@ -1,0 +1,102 @@
+//! What a check is asked to do, as the library takes it: typed options, filled by the command
+//! line (src/cli.rs) or by a caller of the library, and the outcome a caller maps to an exit
+//! status.
+
+use std::path::PathBuf;
+
+use crate::connect::ConnectOptions;
+
+/// How many servers are collected at once by default.
+pub const DEFAULT_CONCURRENCY: usize = 16;
+
+/// `spindle check`: where the facts come from, which packs judge them, where the report goes.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// Snapshot files or directories of them; files of one host merge into one view.
+    pub inputs: Vec<PathBuf>,
+    /// Check this machine: its host facts, merged with the local SQL Server's.
+    pub local: bool,
+    /// SQL Servers to collect from and check (with `local`: the local instance's name).
+    pub servers: Vec<String>,
+    /// An inventory of servers (TOML `[[server]]` entries).
+    pub inventory: Option<PathBuf>,
+    /// Only the inventory's servers with one of these tags.
+    pub tags: Vec<String>,
+    /// Servers collected at once.
+    pub concurrency: usize,
+    /// Keep each collected snapshot in this directory; reports then point into the files.
+    pub save_snapshots: Option<PathBuf>,
+    /// A server that cannot be collected does not make the run incomplete.
+    pub allow_unreachable: bool,
+    pub connect: ConnectOptions,
+    /// Builtin pack names or TOML files, later ones overriding earlier ones; empty: `recommended`.
+    pub packs: Vec<String>,
+    pub format: Format,
+    /// Where the report goes (atomically); `None` or `-`: standard output.
+    pub output: Option<PathBuf>,
+    pub fail_on: FailOn,
+    /// Hosts checked at once from snapshot files; `None`: one per CPU.
+    pub jobs: Option<usize>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            inputs: vec![],
+            local: false,
+            servers: vec![],
+            inventory: None,
+            tags: vec![],
+            concurrency: DEFAULT_CONCURRENCY,
+            save_snapshots: None,
+            allow_unreachable: false,
+            connect: ConnectOptions::default(),
+            packs: vec![],
+            format: Format::Text,
+            output: None,
+            fail_on: FailOn::Error,
+            jobs: None,
+        }
+    }
+}
+
+/// The report's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// The lowest severity of an unwaived finding that fails the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    /// Notes, and rules not evaluated for lack of facts.
+    Note,
+    Never,
+}
+
+/// How a check that ran to the end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// No unwaived finding at or above `fail_on`.
+    Clean,
+    /// Such findings.
+    Findings,
+    /// A rule failed, or a server gave no facts (without `allow_unreachable`): the report is
+    /// marked incomplete.
+    Incomplete,
+}
+
+impl Exit {
+    /// The process exit status: 0, 1 or 2 (2 is also bad input or usage).
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Clean => 0,
+            Exit::Findings => 1,
+            Exit::Incomplete => 2,
+        }
+    }
+}

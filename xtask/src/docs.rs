@@ -1,0 +1,88 @@
+//! `cargo xtask docs`: the README's rule table, between the `<!-- rules:begin … -->` line and
+//! `<!-- rules:end -->`, the way `readme_rule_table_is_current` in tests/cli.rs reads it.
+
+use std::fs;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::Failure;
+
+const BEGIN: &str = "<!-- rules:begin";
+const END: &str = "<!-- rules:end -->";
+
+/// The rule table in Markdown, as `spindle rules --format markdown` prints it (the Markdown arm
+/// of `rules_table` in src/explain.rs, which tests/cli.rs compares with the README). Keep the two
+/// the same until that function moves to spindle-rules and both call it.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Code | Name | Default severity | Checks |\n|---|---|---|---|\n");
+    for r in spindle_rules::all() {
+        let m = &r.meta;
+        out.push_str(&format!("| {} | `{}` | {} | {} |\n", m.code, m.name, m.severity, m.summary));
+    }
+    out
+}
+
+/// `readme` with `table` between the markers: after the line that holds the begin marker, up to
+/// the end marker.
+fn splice(readme: &str, table: &str) -> Result<String, String> {
+    let begin = readme.find(BEGIN).ok_or_else(|| format!("no `{BEGIN} … -->` line"))?;
+    let start = readme[begin..].find('\n').map(|i| begin + i + 1).ok_or("nothing after the begin marker")?;
+    let end =
+        readme[start..].find(END).map(|i| start + i).ok_or_else(|| format!("no `{END}` after `{BEGIN}`"))?;
+    Ok(format!("{}{table}{}", &readme[..start], &readme[end..]))
+}
+
+/// The table rows that differ, `-` for the old and `+` for the new, as a few lines to print.
+fn changed_rows(old: &str, new: &str) -> String {
+    let mut out = String::new();
+    for line in old.lines().filter(|l| !new.lines().any(|n| n == *l)) {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    for line in new.lines().filter(|l| !old.lines().any(|o| o == *l)) {
+        out.push_str(&format!("  + {line}\n"));
+    }
+    out
+}
+
+pub fn run(root: &Path, check: bool) -> Result<ExitCode, Failure> {
+    let path = root.join("README.md");
+    let readme = fs::read_to_string(&path).map_err(|e| {
+        Failure::one(format!("cannot read {}: {e} (is `--root` the repository?)", path.display()))
+    })?;
+    let updated = splice(&readme, &markdown_table())
+        .map_err(|e| Failure::one(format!("{}: {e}; the rule table has no place to go", path.display())))?;
+    let rules = spindle_rules::all().len();
+    if updated == readme {
+        println!("README.md: the rule table is current ({rules} rules)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let diff = changed_rows(&readme, &updated);
+    if check {
+        eprint!("README.md: the rule table is stale; `cargo xtask docs` would change:\n{diff}");
+        return Ok(ExitCode::FAILURE);
+    }
+    fs::write(&path, updated).map_err(|e| Failure::one(format!("cannot write {}: {e}", path.display())))?;
+    print!("README.md: rule table updated ({rules} rules):\n{diff}");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_replaces_only_between_the_markers() {
+        let readme = "# T\n<!-- rules:begin (generated) -->\n| old |\n<!-- rules:end -->\nafter\n";
+        assert_eq!(
+            splice(readme, "| new |\n| two |\n").unwrap(),
+            "# T\n<!-- rules:begin (generated) -->\n| new |\n| two |\n<!-- rules:end -->\nafter\n"
+        );
+        assert!(splice("no markers\n", "x").unwrap_err().contains("rules:begin"));
+        assert!(splice("<!-- rules:begin -->\nx\n", "x").unwrap_err().contains("rules:end"));
+    }
+
+    #[test]
+    fn changed_rows_lists_removed_then_added() {
+        assert_eq!(changed_rows("a\nb\n", "a\nc\n"), "  - b\n  + c\n");
+    }
+}
