@@ -42,15 +42,7 @@ pub fn rules_table(format: RulesFormat) -> Result<String, UserError> {
     let packs = packs_enabling()?;
     let mut out = String::new();
     match format {
-        RulesFormat::Markdown => {
-            out.push_str("| Code | Name | Default severity | Checks |\n|---|---|---|---|\n");
-            for (code, meta) in &cat {
-                out.push_str(&format!(
-                    "| {code} | `{}` | {} | {} |\n",
-                    meta.name, meta.severity, meta.summary
-                ));
-            }
-        }
+        RulesFormat::Markdown => out.push_str(&spindle_rules::markdown_table()),
         RulesFormat::Table => {
             let w = cat.iter().map(|(_, m)| m.name.len()).max().unwrap_or(4);
             out.push_str(&format!("{:<7} {:<w$} {:<8} PACKS\n", "CODE", "NAME", "SEVERITY"));

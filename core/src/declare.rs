@@ -2,6 +2,7 @@
 //! RAID's stripe unit, the workload class. Declared facts are marked so wherever they are used.
 
 use crate::glob::Glob;
+use crate::params::Choice;
 
 /// The workload a server runs, which sets the recommended stripe unit (seed
 /// `002_dc6ecdf29a1f52c4.txt`: 64 KiB for OLTP, 256 KiB for a data warehouse).
@@ -25,6 +26,14 @@ impl Workload {
             Workload::Oltp => "oltp",
             Workload::DataWarehouse => "data-warehouse",
         }
+    }
+}
+
+/// A rule parameter of kind `Choice(Workload)` (the workload assumed when no pack declares one).
+impl Choice for Workload {
+    const WORDS: &'static [&'static str] = &["oltp", "data-warehouse"];
+    fn from_word(word: &str) -> Option<Self> {
+        Workload::parse(word)
     }
 }
 

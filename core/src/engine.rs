@@ -1,5 +1,7 @@
 //! Runs the active rules over one host's view, then applies waivers.
 
+mod contain;
+
 use crate::date::Date;
 use crate::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
 use crate::glob::Glob;
@@ -59,6 +61,9 @@ impl HostReport {
 }
 
 /// Checks one host. `today` decides which waivers have expired.
+///
+/// A rule (or group) that panics is contained like a plugin that traps: it reports nothing for
+/// the host, a [`RuleError`] says so (the run is incomplete), and every other rule still runs.
 pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver], today: Date) -> HostReport {
     let mut report = HostReport { host: view.host_name().to_string(), ..Default::default() };
     let mut groups: Vec<(&dyn RuleGroup, Vec<&ActiveRule<'_>>)> = vec![];
@@ -82,15 +87,24 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
             continue;
         }
         let mut cx = Ctx::new(view, &active.params, &active.code, meta, active.severity);
-        active.rule.check(&mut cx);
-        let (mut findings, not_evaluated) = cx.into_results();
-        apply_pack_severity(active, &mut findings);
-        report.findings.extend(findings);
-        report.not_evaluated.extend(not_evaluated);
-        report.rules_run += 1;
+        match contain::contain(|| active.rule.check(&mut cx)) {
+            Ok(()) => {
+                let (mut findings, not_evaluated) = cx.into_results();
+                apply_pack_severity(active, &mut findings);
+                report.findings.extend(findings);
+                report.not_evaluated.extend(not_evaluated);
+                report.rules_run += 1;
+            }
+            Err(panic) => {
+                let what = format!("rule {} ({})", active.code, meta.name);
+                report.errors.push(RuleError::panicked(&active.code, &what, &panic));
+            }
+        }
     }
     for (group, members) in groups {
-        match group.check(view, &members) {
+        let outcome = contain::contain(|| group.check(view, &members))
+            .unwrap_or_else(|panic| Err(RuleError::panicked(&group_code(&members), group.id(), &panic)));
+        match outcome {
             Ok((mut findings, not_evaluated)) => {
                 for active in &members {
                     apply_pack_severity(active, findings.iter_mut().filter(|f| f.code == active.code));
@@ -113,6 +127,16 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         }
     }
     report
+}
+
+/// The code a group's error carries: `acme/*` for a plugin's rules (as the plugin host names a
+/// plugin that failed), else the members' codes.
+fn group_code(members: &[&ActiveRule<'_>]) -> String {
+    let namespace = |a: &&ActiveRule<'_>| a.code.split_once('/').map(|(ns, _)| ns.to_string());
+    match members.first().and_then(namespace) {
+        Some(ns) if members.iter().all(|m| namespace(m).as_deref() == Some(&ns)) => format!("{ns}/*"),
+        _ => members.iter().map(|m| m.code.as_str()).collect::<Vec<_>>().join(","),
+    }
 }
 
 /// A pack's severity is the user's word on the rule: it replaces the grades a rule may give its

@@ -111,3 +111,32 @@ pub struct RuleError {
     pub code: String,
     pub message: String,
 }
+
+impl RuleError {
+    /// Characters of a panic message kept in a report; a rule that panics on every host of a
+    /// fleet would otherwise repeat whatever it formatted, however long, once per host.
+    pub const PANIC_MESSAGE_CHARS: usize = 500;
+
+    /// `what` (`rule ALN001 (partition-offset-alignment)`) panicked with `message`: control
+    /// characters and bidirectional overrides escaped as `\u{..}` (as the plugin host escapes a
+    /// plugin's output), so a fact's text in the message can neither drive the terminal nor
+    /// break a report line, and cut to [`RuleError::PANIC_MESSAGE_CHARS`].
+    pub fn panicked(code: &str, what: &str, message: &str) -> RuleError {
+        let mut shown = String::with_capacity(message.len().min(Self::PANIC_MESSAGE_CHARS + 8));
+        let mut chars = message.chars();
+        for c in chars.by_ref().take(Self::PANIC_MESSAGE_CHARS) {
+            if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+                shown.push_str(&format!("\\u{{{:x}}}", c as u32));
+            } else {
+                shown.push(c);
+            }
+        }
+        if chars.next().is_some() {
+            shown.push_str(" […]");
+        }
+        RuleError {
+            code: code.to_string(),
+            message: format!("{what} panicked, so it reported nothing for this host: {shown}"),
+        }
+    }
+}

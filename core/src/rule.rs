@@ -1,8 +1,9 @@
 //! The rule contract: metadata (code, name, severity, parameters, docs) and the check itself.
 
+use crate::facts::{DbFile, Volume};
 use crate::finding::{Finding, NotEvaluated, Severity};
 use crate::params::{ParamSpec, Params};
-use crate::view::{HostView, Located};
+use crate::view::{HostView, Located, UnknownVolume};
 
 /// A section of the snapshot a rule cannot work without. When a host's snapshots lack it, the
 /// engine reports the rule "not evaluated" for the host instead of running it.
@@ -128,6 +129,8 @@ pub trait RuleGroup: Send + Sync {
 /// A builtin rule: its metadata and check function, made by [`declare_rule!`](crate::declare_rule).
 pub struct BuiltinRule {
     pub meta: RuleMeta,
+    /// The rule's check behind its typed parameters: reads them from the context's [`Params`]
+    /// (once per active rule, see [`Params::typed`]) and runs the check the declaration names.
     pub check: fn(&mut Ctx<'_>),
 }
 
@@ -140,10 +143,12 @@ impl Rule for BuiltinRule {
     }
 }
 
-/// What a rule sees while it runs, and where its findings go.
-pub struct Ctx<'a> {
+/// What a rule sees while it runs, and where its findings go. `P` is how it reads its
+/// parameters: the typed struct of a builtin rule's declaration, or the [`Params`] by name
+/// where they cross into the engine ([`Rule::check`]).
+pub struct Ctx<'a, P = Params> {
     pub view: &'a HostView,
-    pub params: &'a Params,
+    pub params: &'a P,
     pub(crate) code: &'a str,
     pub(crate) meta: &'a RuleMeta,
     pub(crate) severity: Severity,
@@ -151,15 +156,33 @@ pub struct Ctx<'a> {
     pub(crate) not_evaluated: Vec<NotEvaluated>,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a, P> Ctx<'a, P> {
     pub fn new(
         view: &'a HostView,
-        params: &'a Params,
+        params: &'a P,
         code: &'a str,
         meta: &'a RuleMeta,
         severity: Severity,
     ) -> Self {
         Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![] }
+    }
+
+    /// Runs `f` on this host and rule with `params` as the parameters; what it records joins
+    /// this context's findings.
+    pub fn with_params<Q, R>(&mut self, params: &Q, f: impl FnOnce(&mut Ctx<'_, Q>) -> R) -> R {
+        let mut inner = Ctx {
+            view: self.view,
+            params,
+            code: self.code,
+            meta: self.meta,
+            severity: self.severity,
+            findings: std::mem::take(&mut self.findings),
+            not_evaluated: std::mem::take(&mut self.not_evaluated),
+        };
+        let out = f(&mut inner);
+        self.findings = inner.findings;
+        self.not_evaluated = inner.not_evaluated;
+        out
     }
 
     /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
@@ -212,6 +235,24 @@ impl<'a> Ctx<'a> {
         value
     }
 
+    /// The volume of a database file, or `None` after recording the file "not evaluated" with
+    /// the reason [`HostView::volume_of_file`] gives.
+    pub fn volume_of_file(&mut self, f: &Located<DbFile>) -> Option<&'a Located<Volume>> {
+        let view: &'a HostView = self.view;
+        match view.volume_of_file(f) {
+            Ok(v) => Some(v),
+            Err(why) => {
+                self.unknown_volume(f, &why);
+                None
+            }
+        }
+    }
+
+    /// Records that the rule could not judge file `f` because its volume is unknown.
+    pub fn unknown_volume(&mut self, f: &Located<DbFile>, why: &UnknownVolume) {
+        self.not_evaluated_because(f, why.missing(), why.to_string());
+    }
+
     /// The reason a collector gave for not collecting `fact`, if any.
     pub fn collector_reason(&self, fact: &str) -> Option<String> {
         collector_reason(self.view, fact)
@@ -232,7 +273,9 @@ pub(crate) fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
 }
 
 /// Declares a builtin rule: its doc comment is its documentation (What it checks / Why it
-/// matters / How to fix / References), feeding `spindle explain`, SARIF help and the README.
+/// matters / How to fix / References), feeding `spindle explain`, SARIF help and the README; its
+/// parameters become both the rule's [`ParamSpec`](crate::params::ParamSpec)s (what packs
+/// validate against) and a struct with one typed field per parameter (what the check reads).
 ///
 /// ```ignore
 /// declare_rule! {
@@ -244,11 +287,23 @@ pub(crate) fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
 ///         severity: Error,
 ///         summary: "Partition offsets are a multiple of the alignment boundary",
 ///         needs: [Partitions],
-///         params: [alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary offsets must be a multiple of" }],
+///         params: AlignmentParams {
+///             alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary offsets must be a multiple of" },
+///         },
 ///         check: check,
 ///     }
 /// }
+///
+/// fn check(cx: &mut Ctx<'_, AlignmentParams>) {
+///     let alignment: u64 = cx.params.alignment_bytes;
+/// }
 /// ```
+///
+/// A field's type follows its kind: `Bytes` → `u64`, `Count` → `u32`, `Ms`, `Percent` and
+/// `Factor` → `f64`, `Choice(&["a", "b"])` → `&'static str` (one of the words), `Choice(T)` →
+/// `T` for a [`Choice`](crate::params::Choice) type (`bool` for `"no"`/`"yes"`, `Workload`). A
+/// rule without parameters writes `params: []` and its check takes
+/// `Ctx<'_, NoParams>`.
 #[macro_export]
 macro_rules! declare_rule {
     (
@@ -259,9 +314,63 @@ macro_rules! declare_rule {
             severity: $sev:ident,
             summary: $summary:literal,
             needs: [$($need:ident),* $(,)?],
-            params: [$($pname:ident : { kind: $pkind:expr, default: $pdefault:expr, doc: $pdoc:literal $(,)? }),* $(,)?],
+            params: [],
             check: $check:path $(,)?
         }
+    ) => {
+        $crate::declare_rule! {
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($need)*]
+            $crate::params::NoParams [] $check
+        }
+    };
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis static $ident:ident = {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $sev:ident,
+            summary: $summary:literal,
+            needs: [$($need:ident),* $(,)?],
+            params: $params:ident {
+                $($pname:ident : {
+                    kind: $kind:ident $(($($karg:tt)*))?,
+                    default: $pdefault:expr,
+                    doc: $pdoc:literal $(,)?
+                }),* $(,)?
+            },
+            check: $check:path $(,)?
+        }
+    ) => {
+        #[doc = concat!("The parameters of ", $code, " as its check reads them.")]
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $params {
+            $(
+                #[doc = $pdoc]
+                pub $pname: $crate::__param_type!($kind $(($($karg)*))?),
+            )*
+        }
+
+        impl $crate::params::FromParams for $params {
+            fn from_params(p: &$crate::params::Params) -> Self {
+                $params {
+                    $($pname: p.read(
+                        stringify!($pname),
+                        $crate::__param_kind!($kind $(($($karg)*))?),
+                        { #[allow(unused_imports)] use $crate::params::ParamDefault::*; $pdefault },
+                    ),)*
+                }
+            }
+        }
+
+        $crate::declare_rule! {
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($need)*]
+            $params [$({ $pname [$kind $(($($karg)*))?] $pdefault, $pdoc })*] $check
+        }
+    };
+    (
+        @static [$($doc:tt)*] $vis:vis $ident:ident $code:tt $name:tt $sev:ident $summary:tt
+        [$($need:ident)*] $params:ty [$({ $pname:ident [$($kind:tt)*] $pdefault:expr, $pdoc:tt })*]
+        $check:path
     ) => {
         $vis static $ident: $crate::rule::BuiltinRule = $crate::rule::BuiltinRule {
             meta: $crate::rule::RuleMeta {
@@ -272,14 +381,20 @@ macro_rules! declare_rule {
                 needs: &[$($crate::rule::Need::$need),*],
                 params: &[$($crate::params::ParamSpec {
                     name: stringify!($pname),
-                    kind: { #[allow(unused_imports)] use $crate::params::ParamKind::*; $pkind },
+                    kind: $crate::__param_kind!($($kind)*),
                     default: { #[allow(unused_imports)] use $crate::params::ParamDefault::*; $pdefault },
                     doc: $pdoc,
                 }),*],
                 raw_docs: concat!($($doc, "\n"),*),
                 fix_cache: ::std::sync::OnceLock::new(),
             },
-            check: $check,
+            check: {
+                fn typed(cx: &mut $crate::rule::Ctx<'_>) {
+                    let params = cx.params.typed::<$params>();
+                    cx.with_params(&*params, $check)
+                }
+                typed
+            },
         };
     };
 }

@@ -10,6 +10,10 @@ use crate::declare::Declarations;
 use crate::facts::*;
 use crate::source::SourceDoc;
 
+mod file_volume;
+
+pub use file_volume::{UnknownVolume, UnknownVolumeCause};
+
 /// A loaded snapshot file: its path and text (kept to locate facts for reports) and its facts.
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -437,8 +441,9 @@ impl HostView {
     /// by the longest mount point that prefixes the file's path (so `E:\SQLData\` wins over `E:\`
     /// for a folder-mounted volume, and `E:\SQLDataOld\` stays on `E:\`). Never by drive letter
     /// alone. An empty `volume_id` (what `sys.dm_os_volume_stats` reports for a UNC path) counts
-    /// as absent.
-    pub fn volume_of_file(&self, f: &DbFile) -> Option<&Located<Volume>> {
+    /// as absent. When no collected volume holds the file, why not, worded the same for every
+    /// rule that asks.
+    pub fn volume_of_file(&self, f: &DbFile) -> Result<&Located<Volume>, UnknownVolume> {
         let i = match self.file_position(f) {
             Some((d, fi)) => {
                 let memo = self.memo.file_volumes.get_or_init(|| {
@@ -451,12 +456,15 @@ impl HostView {
             }
             None => self.find_volume_of_file(f),
         };
-        self.volumes.as_ref()?.get(i?)
+        match i.and_then(|i| self.volumes.as_ref()?.get(i)) {
+            Some(v) => Ok(v),
+            None => Err(UnknownVolume::of(self, f)),
+        }
     }
 
     /// [`HostView::volume_of_file`], worked out: the volume's index in `volumes`.
     fn find_volume_of_file(&self, f: &DbFile) -> Option<usize> {
-        if let Some(id) = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty()) {
+        if let Some(id) = file_volume::file_volume_id(f) {
             return self.volume_ids.get(&norm_volume_id(id)).copied();
         }
         let path = norm_path(f.physical_name.as_deref()?);

@@ -6,12 +6,12 @@ use spindle_core::declare::Declarations;
 use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::finding::{Finding, NotEvaluated, RuleError};
 use spindle_core::load::parse_snapshot;
-use spindle_core::params::Params;
+use spindle_core::params::{NoParams, Params};
 use spindle_core::rule::{Ctx, Rule, RuleGroup, RuleMeta};
 use spindle_core::view::HostView;
 use spindle_core::{Severity, declare_rule};
 
-fn host_note(cx: &mut Ctx<'_>) {
+fn host_note(cx: &mut Ctx<'_, NoParams>) {
     let host = &cx.view.host;
     cx.report(host, "", "builtin ran");
 }

@@ -9,7 +9,7 @@ use spindle_core::params::ParamValue;
 use spindle_core::rule::{Ctx, RuleMeta};
 use spindle_core::{Severity, declare::Workload};
 
-fn nothing(_: &mut Ctx<'_>) {}
+fn nothing<P>(_: &mut Ctx<'_, P>) {}
 
 declare_rule! {
     /// ## What it checks
@@ -20,7 +20,7 @@ declare_rule! {
         severity: Error,
         summary: "test",
         needs: [],
-        params: [alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "boundary" }],
+        params: OffsetParams { alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "boundary" } },
         check: nothing,
     }
 }
@@ -34,7 +34,7 @@ declare_rule! {
         severity: Warning,
         summary: "test",
         needs: [],
-        params: [workload: { kind: Choice(&["oltp", "data-warehouse"]), default: Text("oltp"), doc: "workload" }],
+        params: InterleaveParams { workload: { kind: Choice(Workload), default: Text("oltp"), doc: "workload" } },
         check: nothing,
     }
 }

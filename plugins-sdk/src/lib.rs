@@ -17,12 +17,18 @@
 //!         severity: Warning,
 //!         summary: "Volumes are named by the company standard",
 //!         needs: [Volumes],
-//!         params: [],
+//!         params: VolumeNamesParams {
+//!             min_label_chars: { kind: Count, default: Num(3.0), doc: "Shortest label accepted." },
+//!         },
 //!         check: check,
 //!     }
 //! }
 //!
-//! fn check(cx: &mut Ctx<'_>) { /* cx.report(...) */ }
+//! // Parameters arrive by name in `config-json`; the check reads them typed.
+//! fn check(cx: &mut Ctx<'_, VolumeNamesParams>) {
+//!     let min: u32 = cx.params.min_label_chars;
+//!     /* cx.report(...) */
+//! }
 //!
 //! struct Acme;
 //! impl RulePack for Acme {
@@ -69,9 +75,11 @@ pub use spindle_core::declare::{Declarations, DeclaredStripe, Workload};
 pub use spindle_core::declare_rule;
 pub use spindle_core::facts::SCHEMA_VERSION;
 pub use spindle_core::finding::{Finding, NotEvaluated, Severity};
-pub use spindle_core::params::{ParamKind, ParamSpec, ParamValue, Params};
+pub use spindle_core::params::{Choice, FromParams, NoParams, ParamKind, ParamSpec, ParamValue, Params};
 pub use spindle_core::rule::{BuiltinRule, Ctx, Need, Rule, RuleMeta};
-pub use spindle_core::view::{DatabaseView, EntityRef, HostView, Located, Stripe, StripeSource};
+pub use spindle_core::view::{
+    DatabaseView, EntityRef, HostView, Located, Stripe, StripeSource, UnknownVolume,
+};
 pub use spindle_core::{declare, facts, finding, glob, params, rule, units, view};
 
 pub use run::{check, info, rules};

@@ -67,8 +67,10 @@ const DECLARED_SOURCE: &str = "the rule pack";
 
 /// The `check` export: runs the `enabled` rules of `P` over one host's facts.
 ///
-/// A rule that panics is not caught: in the component the panic traps, and spindle reports the
-/// plugin as failed for the host.
+/// A rule that panics fails the whole call. In the component panics abort: the panic message
+/// goes to stderr, the call traps, and spindle reports the plugin failed with that message.
+/// Natively (a plugin's unit tests) the engine contains the panic, and `check` returns
+/// `failed` with the message, which is what spindle would report.
 pub fn check<P: RulePack>(
     facts_json: String,
     enabled: &[String],
@@ -138,6 +140,10 @@ pub fn check<P: RulePack>(
     // is never read.
     let report =
         config::scoped(cfg.config, || check_host(&active, &view, &[], Date::from_days_since_epoch(0)));
+    if !report.errors.is_empty() {
+        let errors: Vec<String> = report.errors.into_iter().map(|e| e.message).collect();
+        return Err(wit::CheckError::Failed(errors.join("; ")));
+    }
 
     Ok(wit::CheckOutput {
         findings: report.findings.into_iter().map(convert::finding).collect(),

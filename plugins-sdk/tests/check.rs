@@ -12,7 +12,7 @@ use spindle_core::load::{line_col, parse_snapshot, parse_snapshot_tolerant};
 use spindle_core::locate::locate;
 use spindle_core::params::Params;
 use spindle_plugin_sdk::testing::{config_json, problems};
-use spindle_plugin_sdk::{BuiltinRule, Ctx, RulePack, check, declare_rule, info, rules, wit};
+use spindle_plugin_sdk::{BuiltinRule, Ctx, NoParams, RulePack, check, declare_rule, info, rules, wit};
 
 /// Every builtin rule, as a plugin.
 struct Builtins;
@@ -371,7 +371,7 @@ struct PrefixConfig {
     prefix: Option<String>,
 }
 
-fn host_prefix(cx: &mut Ctx<'_>) {
+fn host_prefix(cx: &mut Ctx<'_, NoParams>) {
     let cfg: PrefixConfig = spindle_plugin_sdk::config::parse().expect("validated");
     let prefix = cfg.prefix.unwrap_or_else(|| "sql".into());
     if !cx.view.host_name().starts_with(&prefix) {
@@ -416,8 +416,47 @@ fn the_config_table_reaches_the_rules() {
     }
 }
 
+/// Natively the engine contains a rule's panic; `check` says `failed` with its message, as
+/// spindle reports a plugin that trapped.
 #[test]
+fn a_panicking_rule_fails_the_check() {
+    fn panics(_: &mut Ctx<'_, NoParams>) {
+        panic!("no such volume");
+    }
+    declare_rule! {
+        /// ## What it checks
+        /// Nothing: it panics.
+        static PANICS = {
+            code: "PAN001",
+            name: "panics",
+            severity: Note,
+            summary: "Panics",
+            needs: [],
+            params: [],
+            check: panics,
+        }
+    }
+    struct Panicky;
+    impl RulePack for Panicky {
+        const ID: &'static str = "panicky";
+        const VERSION: &'static str = "1.0.0";
+        fn rules() -> Vec<&'static BuiltinRule> {
+            vec![&HOST_PREFIX, &PANICS]
+        }
+    }
+    match spindle_plugin_sdk::testing::run::<Panicky>(FACTS, json!(null)) {
+        Err(wit::CheckError::Failed(m)) => {
+            assert!(m.starts_with("rule PAN001 (panics) panicked"), "{m}");
+            assert!(m.contains("no such volume"), "{m}");
+        }
+        other => panic!("expected failed, got {other:?}"),
+    }
+}
+
+#[test]
+#[allow(non_snake_case)]
 fn problems_are_found() {
+    fn nothing<P>(_: &mut Ctx<'_, P>) {}
     declare_rule! {
         /// ## What it checks
         /// Nothing.
@@ -427,8 +466,8 @@ fn problems_are_found() {
             severity: Note,
             summary: "",
             needs: [],
-            params: [X: { kind: Percent, default: Num(150.0), doc: "" }],
-            check: host_prefix,
+            params: BadParams { X: { kind: Percent, default: Num(150.0), doc: "" } },
+            check: nothing,
         }
     }
     struct Bad;

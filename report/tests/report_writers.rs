@@ -17,7 +17,7 @@ use spindle_core::engine::{ActiveRule, HostReport, Waiver, check_host};
 use spindle_core::finding::{RuleError, Severity};
 use spindle_core::glob::Glob;
 use spindle_core::load::parse_snapshot;
-use spindle_core::params::Params;
+use spindle_core::params::{NoParams, Params};
 use spindle_core::rule::{Ctx, Rule};
 use spindle_core::view::HostView;
 use spindle_report::{
@@ -67,7 +67,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for p in view.partitions.iter().flatten() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
@@ -99,7 +99,7 @@ fn check(cx: &mut Ctx<'_>) {
     }
 }
 
-fn check_nothing(_: &mut Ctx<'_>) {}
+fn check_nothing(_: &mut Ctx<'_, NoParams>) {}
 
 const SQL01_HOST: &str = r#"{
   "schema_version": 1,

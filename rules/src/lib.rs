@@ -30,3 +30,14 @@ pub fn all() -> Vec<&'static BuiltinRule> {
     rules.sort_by_key(|r| r.meta.code);
     rules
 }
+
+/// The README's rule table (Markdown), one row per rule from its declaration: `spindle rules
+/// --format markdown` prints it and `cargo xtask docs` writes it into the README.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Code | Name | Default severity | Checks |\n|---|---|---|---|\n");
+    for r in all() {
+        let m = &r.meta;
+        out.push_str(&format!("| {} | `{}` | {} | {} |\n", m.code, m.name, m.severity, m.summary));
+    }
+    out
+}

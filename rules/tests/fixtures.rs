@@ -1,11 +1,13 @@
 //! Fixture tests: every `tests/fixtures/<CODE>/<case>.json` snapshot is checked by rule `<CODE>`
 //! alone, with its default parameters, and the findings are compared with `<case>.snap` beside
-//! it. To accept new output: `INSTA_UPDATE=always cargo test -p spindle-rules --test fixtures`,
-//! then read the `.snap` diff before committing. `FIXTURES=PLC` limits the run to codes with that
-//! prefix.
+//! it. One test per code, named by it, so `cargo test -p spindle-rules --test fixtures PLC` runs
+//! the PLC fixtures, and a failing code reports every case that differs, not only the first. To
+//! accept new output: `INSTA_UPDATE=always cargo test -p spindle-rules --test fixtures`, then
+//! read the `.snap` diff before committing.
 
 use std::fs;
-use std::path::Path;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 
 use spindle_core::date::Date;
 use spindle_core::declare::Declarations;
@@ -15,47 +17,99 @@ use spindle_core::load::parse_snapshot;
 use spindle_core::params::Params;
 use spindle_core::view::HostView;
 
+/// One test per fixture folder. A folder missing from the list, or listed without a folder,
+/// fails `every_fixture_folder_is_listed`: none can be added that never runs.
+macro_rules! fixtures {
+    ($($code:ident),* $(,)?) => {
+        const LISTED: &[&str] = &[$(stringify!($code)),*];
+        $(
+            #[test]
+            #[allow(non_snake_case)]
+            fn $code() {
+                check_code(stringify!($code));
+            }
+        )*
+    };
+}
+
+fixtures! {
+    ALN001, ALN002, ALN003, ALN004,
+    CAP001,
+    FMT001, FMT002, FMT003, FMT004,
+    GRW001, GRW002, GRW003,
+    LAT001, LAT002, LAT003,
+    MED001,
+    PLC001, PLC002, PLC003, PLC004, PLC005,
+    STR001, STR002, STR003, STR004,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
 #[test]
-fn fixtures() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+fn every_fixture_folder_is_listed() {
+    let mut folders: Vec<String> = fs::read_dir(root())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    folders.sort();
+    assert_eq!(folders, LISTED, "tests/fixtures/ and the fixtures! list in tests/fixtures.rs differ");
+}
+
+#[test]
+fn every_rule_has_fixtures() {
+    let codes: Vec<&str> = spindle_rules::all().iter().map(|r| r.meta.code).collect();
+    assert_eq!(codes, LISTED, "every builtin rule has a fixture folder, and every folder a rule");
+}
+
+/// Checks every case of `code`, then fails naming each case whose output differs (insta has
+/// printed each diff as it went).
+fn check_code(code: &str) {
     let rules = spindle_rules::all();
-    let mut cases = 0;
-    let mut dirs: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
-    dirs.sort();
-    let only = std::env::var("FIXTURES").unwrap_or_default();
-    for dir in dirs {
-        let code = dir.file_name().unwrap().to_str().unwrap().to_string();
-        if !code.starts_with(&only) {
-            continue;
-        }
-        let rule = rules.iter().find(|r| r.meta.code == code).unwrap_or_else(|| panic!("no rule {code}"));
-        let active = [ActiveRule {
-            rule: *rule,
-            code: code.clone(),
-            severity: rule.meta.severity,
-            params: Params::defaults(rule.meta.params),
-        }];
-        let mut files: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        for file in files {
-            let text = fs::read_to_string(&file).unwrap();
+    let rule = rules.iter().find(|r| r.meta.code == code).unwrap_or_else(|| panic!("no rule {code}"));
+    let active = [ActiveRule {
+        rule: *rule,
+        code: code.to_string(),
+        severity: rule.meta.severity,
+        params: Params::defaults(rule.meta.params),
+    }];
+    let dir = root().join(code);
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{}: no fixtures (<case>.json)", dir.display());
+    let mut differ = vec![];
+    for file in &files {
+        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let text = fs::read_to_string(file).unwrap();
             let doc = parse_snapshot(&file.display().to_string(), text).unwrap_or_else(|e| panic!("{e}"));
             let view = HostView::build(vec![doc], Declarations::default());
             let report = check_host(&active, &view, &[], Date::parse("2026-01-01").unwrap());
-            let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+            assert!(report.errors.is_empty(), "{code} failed: {:?}", report.errors);
             insta::with_settings!({
                 snapshot_path => dir.clone(),
                 prepend_module_to_snapshot => false,
                 omit_expression => true,
             }, {
-                insta::assert_snapshot!(name, digest(&report));
+                insta::assert_snapshot!(name.as_str(), digest(&report));
             });
-            cases += 1;
+        }));
+        if outcome.is_err() {
+            differ.push(name);
         }
     }
-    assert!(cases > 0, "no fixtures found");
+    assert!(
+        differ.is_empty(),
+        "{code}: {} of {} cases failed: {}",
+        differ.len(),
+        files.len(),
+        differ.join(", ")
+    );
 }

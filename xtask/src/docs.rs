@@ -10,16 +10,9 @@ use crate::Failure;
 const BEGIN: &str = "<!-- rules:begin";
 const END: &str = "<!-- rules:end -->";
 
-/// The rule table in Markdown, as `spindle rules --format markdown` prints it (the Markdown arm
-/// of `rules_table` in src/explain.rs, which tests/cli.rs compares with the README). Keep the two
-/// the same until that function moves to spindle-rules and both call it.
+/// The rule table in Markdown, as `spindle rules --format markdown` prints it.
 pub fn markdown_table() -> String {
-    let mut out = String::from("| Code | Name | Default severity | Checks |\n|---|---|---|---|\n");
-    for r in spindle_rules::all() {
-        let m = &r.meta;
-        out.push_str(&format!("| {} | `{}` | {} | {} |\n", m.code, m.name, m.severity, m.summary));
-    }
-    out
+    spindle_rules::markdown_table()
 }
 
 /// `readme` with `table` between the markers: after the line that holds the begin marker, up to

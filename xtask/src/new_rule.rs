@@ -159,6 +159,11 @@ pub fn plan(root: &Path, code: &str, name: &str, category: &str) -> Result<Vec<W
         writes.push(Write { path: rel("mod.rs"), text: category_mod(code, &module), created: true });
         writes.push(Write { path: "rules/src/lib.rs".into(), text, created: false });
     }
+    let list_path = PathBuf::from("rules/tests/fixtures.rs");
+    let list = fs::read_to_string(root.join(&list_path))
+        .map_err(|e| Failure::one(format!("cannot read {}: {e}", list_path.display())))?;
+    let list = register_fixture(&list, code).map_err(|e| edit_failed("rules/tests/fixtures.rs", e))?;
+    writes.push(Write { path: list_path, text: list, created: false });
     writes.push(Write {
         path: fixtures.join(format!("{FIXTURE_CASE}.json")),
         text: fixture_json(),
@@ -170,6 +175,29 @@ pub fn plan(root: &Path, code: &str, name: &str, category: &str) -> Result<Vec<W
         created: true,
     });
     Ok(writes)
+}
+
+/// `code` added to the `fixtures! { … }` list of rules/tests/fixtures.rs, which makes one test
+/// per code: the list is rewritten in code order, one line per code prefix.
+fn register_fixture(text: &str, code: &str) -> Result<String, String> {
+    const OPEN: &str = "fixtures! {\n";
+    let start = text.find(OPEN).ok_or("no `fixtures! {` list")? + OPEN.len();
+    let end = start + text[start..].find("\n}").ok_or("the `fixtures!` list is not closed")? + 1;
+    let mut codes: Vec<&str> =
+        text[start..end].split(|c: char| c == ',' || c.is_whitespace()).filter(|c| !c.is_empty()).collect();
+    codes.push(code);
+    codes.sort_unstable();
+    let mut body = String::new();
+    for (i, c) in codes.iter().enumerate() {
+        let same_prefix = i > 0 && codes[i - 1].get(..3) == c.get(..3);
+        body.push_str(if same_prefix { " " } else { "    " });
+        body.push_str(c);
+        body.push(',');
+        if codes.get(i + 1).is_none_or(|n| n.get(..3) != c.get(..3)) {
+            body.push('\n');
+        }
+    }
+    Ok(format!("{}{body}{}", &text[..start], &text[end..]))
 }
 
 /// The rules `declare_rule!` declares in the `.rs` files under `src` and its folders.
@@ -235,6 +263,7 @@ fn rule_file(code: &str, name: &str) -> String {
     let ident = name.replace('-', "_").to_ascii_uppercase();
     format!(
         r#"use spindle_core::declare_rule;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 declare_rule! {{
@@ -249,7 +278,8 @@ declare_rule! {{
     /// TODO: the commands that fix it (PowerShell, T-SQL, Linux), and how to check the result.
     ///
     /// ## References
-    /// - TODO: the sources of the thresholds (Microsoft docs, seeds, other checkers).
+    /// - TODO: the public sources of the thresholds, with https URLs (Microsoft Learn, vendor
+    ///   guides, papers).
     pub static {ident} = {{
         code: "{code}",
         name: "{name}",
@@ -261,7 +291,7 @@ declare_rule! {{
     }}
 }}
 
-fn check(_cx: &mut Ctx<'_>) {{
+fn check(_cx: &mut Ctx<'_, NoParams>) {{
     // TODO: list the facts the rule needs in `needs`, then for each entity it judges: `cx.need(at,
     // field, value)` records "not evaluated" when a fact is missing, `cx.report(at, field,
     // message).values(measured, expected)` a finding. The other rules of the category show how.
@@ -469,6 +499,20 @@ mod tests {
 
     fn strings(idents: &[&str]) -> Vec<String> {
         idents.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn fixture_list_stays_in_code_order() {
+        let text = "x\nfixtures! {\n    ALN001, ALN002,\n    CAP001,\n}\n\nfn root() {}\n";
+        assert_eq!(
+            register_fixture(text, "ALN003").unwrap(),
+            "x\nfixtures! {\n    ALN001, ALN002, ALN003,\n    CAP001,\n}\n\nfn root() {}\n"
+        );
+        assert_eq!(
+            register_fixture(text, "BAK001").unwrap(),
+            "x\nfixtures! {\n    ALN001, ALN002,\n    BAK001,\n    CAP001,\n}\n\nfn root() {}\n"
+        );
+        assert!(register_fixture("fn x() {}", "ALN003").is_err());
     }
 
     #[test]

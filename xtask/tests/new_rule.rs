@@ -11,6 +11,7 @@ use common::*;
 
 /// The rule file `new-rule CODE name …` writes, in full.
 const RULE_FILE: &str = r#"use spindle_core::declare_rule;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 declare_rule! {
@@ -25,7 +26,8 @@ declare_rule! {
     /// TODO: the commands that fix it (PowerShell, T-SQL, Linux), and how to check the result.
     ///
     /// ## References
-    /// - TODO: the sources of the thresholds (Microsoft docs, seeds, other checkers).
+    /// - TODO: the public sources of the thresholds, with https URLs (Microsoft Learn, vendor
+    ///   guides, papers).
     pub static SCAFFOLDED_EXAMPLE = {
         code: "@CODE@",
         name: "scaffolded-example",
@@ -37,7 +39,7 @@ declare_rule! {
     }
 }
 
-fn check(_cx: &mut Ctx<'_>) {
+fn check(_cx: &mut Ctx<'_, NoParams>) {
     // TODO: list the facts the rule needs in `needs`, then for each entity it judges: `cx.need(at,
     // field, value)` records "not evaluated" when a fact is missing, `cx.report(at, field,
     // message).values(measured, expected)` a finding. The other rules of the category show how.
@@ -120,6 +122,7 @@ fn scaffolds_a_rule_in_an_existing_category() {
     let mut expected = vec![
         rule_rs.clone(),
         mod_rs.clone(),
+        "rules/tests/fixtures.rs".to_string(),
         format!("{fixtures}/nothing-collected.json"),
         format!("{fixtures}/nothing-collected.snap"),
     ];
@@ -128,6 +131,8 @@ fn scaffolds_a_rule_in_an_existing_category() {
     }
     expected.sort();
     assert_eq!(changed(&before, &snapshot(dir.path())), expected, "only the rule's files change");
+    let list = read(dir.path(), "rules/tests/fixtures.rs");
+    assert!(list.contains(&format!(" {code},\n")), "the fixture test list names {code}:\n{list}");
 
     // The rule file, exactly.
     let rule = read(dir.path(), &rule_rs);
@@ -176,6 +181,7 @@ fn scaffolds_a_new_category() {
         "rules/src/lib.rs".to_string(),
         "rules/src/quota_scaffold/mod.rs".into(),
         "rules/src/quota_scaffold/scaffolded_example.rs".into(),
+        "rules/tests/fixtures.rs".into(),
         format!("{fixtures}/nothing-collected.json"),
         format!("{fixtures}/nothing-collected.snap"),
     ];

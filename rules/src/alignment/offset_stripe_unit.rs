@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -57,7 +58,7 @@ declare_rule! {
 /// bulk operations.
 const IO_SIZES: [u64; 3] = [8 * 1024, 64 * 1024, 256 * 1024];
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };

@@ -38,15 +38,15 @@ declare_rule! {
         severity: Error,
         summary: "Partition offsets are a multiple of 64 KiB",
         needs: [Partitions],
-        params: [
+        params: PartitionOffsetAlignmentParams {
             alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary every partition offset must be a multiple of." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let alignment = cx.params.bytes("alignment_bytes").max(1);
+fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
+    let alignment = cx.params.alignment_bytes.max(1);
     let view = cx.view;
     for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };

@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -45,7 +46,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for p in view.data_partitions() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };

@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::Backing;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -52,7 +53,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for v in view.volumes.iter().flatten() {
         let au = cx.need(v, "allocation_unit_bytes", v.allocation_unit_bytes.filter(|&a| a > 0));

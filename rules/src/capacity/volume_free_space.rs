@@ -39,9 +39,9 @@ declare_rule! {
         severity: Warning,
         summary: "Volumes holding database files keep at least 20 % free",
         needs: [Volumes, DatabaseFiles],
-        params: [
+        params: VolumeFreeSpaceParams {
             min_free_percent: { kind: Percent, default: Num(20.0), doc: "Least share of a volume's size that must be free." },
-        ],
+        },
         check: check,
     }
 }
@@ -57,8 +57,8 @@ fn free_share(share: f64, min_percent: f64) -> String {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let min_percent = cx.params.num("min_free_percent");
+fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
+    let min_percent = cx.params.min_free_percent;
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
         let Some(size) = cx.need(v, "size_bytes", v.size_bytes) else { continue };

@@ -69,15 +69,15 @@ declare_rule! {
         severity: Warning,
         summary: "NTFS and ReFS volumes holding data and log files use 64 KiB clusters",
         needs: [Volumes, DatabaseFiles],
-        params: [
+        params: AllocationUnitSizeParams {
             allocation_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Cluster size expected on NTFS and ReFS volumes holding data, log and tempdb files." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let expected = cx.params.bytes("allocation_unit_bytes");
+fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
+    let expected = cx.params.allocation_unit_bytes;
     for dv in volumes_holding(cx, data_or_log) {
         let v = dv.volume;
         if v.os_volume == Some(true) || v.temp_disk == Some(true) {

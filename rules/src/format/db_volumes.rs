@@ -34,14 +34,14 @@ pub(crate) fn any_file(_: &DbFile) -> bool {
 /// The volumes holding the files `keep` selects, each once (joined by volume key, never by
 /// drive letter), in the order of the snapshot's `volumes`. A selected file whose volume cannot
 /// be found is recorded "not evaluated" on the file.
-pub(crate) fn volumes_holding<'v>(cx: &mut Ctx<'v>, keep: fn(&DbFile) -> bool) -> Vec<DbVolume<'v>> {
+pub(crate) fn volumes_holding<'v, P>(cx: &mut Ctx<'v, P>, keep: fn(&DbFile) -> bool) -> Vec<DbVolume<'v>> {
     let view: &'v HostView = cx.view;
     let mut out: Vec<DbVolume<'v>> = Vec::new();
     for (db, f) in view.files() {
         if !keep(f) {
             continue;
         }
-        match resolve(cx, f) {
+        match cx.volume_of_file(f) {
             // The view's own volumes: the same volume is the same address.
             Some(v) => match out.iter_mut().find(|d| std::ptr::eq(d.volume, v)) {
                 Some(d) => d.files.push((db, f)),
@@ -55,41 +55,6 @@ pub(crate) fn volumes_holding<'v>(cx: &mut Ctx<'v>, keep: fn(&DbFile) -> bool) -
     };
     out.sort_by_cached_key(|d| order(d.volume));
     out
-}
-
-/// The volume of a file, or `None` after recording why it could not be found.
-pub(crate) fn resolve<'v>(cx: &mut Ctx<'v>, f: &'v Located<DbFile>) -> Option<&'v Located<Volume>> {
-    let view: &'v HostView = cx.view;
-    // sys.dm_os_volume_stats returns an empty volume_id for a file on a UNC share: no id.
-    let id = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-    let found = view.volume_of_file(f);
-    if let Some(v) = found {
-        return Some(v);
-    }
-    match (id, &f.physical_name) {
-        (Some(id), _) => cx.not_evaluated_because(
-            f,
-            "volume_id",
-            format!(
-                "no collected volume has the id {id} (sys.dm_os_volume_stats.volume_id); collect the \
-                 host's volumes with the SQL Server facts"
-            ),
-        ),
-        (None, Some(path)) => {
-            let id = if f.volume_id.is_some() {
-                "SQL Server reported an empty volume_id (a file on a UNC share)"
-            } else {
-                "the file's volume_id was not collected"
-            };
-            cx.not_evaluated_because(
-                f,
-                "volume_id",
-                format!("{id}, and no collected volume has a mount point containing {path}"),
-            )
-        }
-        (None, None) => cx.not_evaluated(f, "volume_id"),
-    }
-    None
 }
 
 /// "1 database file: tempdev (tempdb)"; "5 database files: a (x), b (y) and 3 more".
@@ -175,7 +140,7 @@ mod tests {
         ]);
         let id = |p: &str| {
             let f = DbFile { physical_name: Some(p.to_string()), ..DbFile::default() };
-            view.volume_of_file(&f).map(|v| v.id.clone())
+            view.volume_of_file(&f).ok().map(|v| v.id.clone())
         };
         assert_eq!(id("D:\\x.mdf"), None);
         assert_eq!(id("c:\\Program Files\\x.mdf").as_deref(), Some("c"));

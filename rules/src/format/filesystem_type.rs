@@ -1,6 +1,7 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FsKind, OsFamily};
 use spindle_core::finding::Severity;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{any_file, fs_name, os_of_volume, volumes_holding};
@@ -81,7 +82,7 @@ fn verdict(os: OsFamily, fs: FsKind) -> Verdict {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;

@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FsKind, OsFamily, Volume};
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{data_or_log, fs_name, is_linux_fs, os_of_volume, volumes_holding};
@@ -69,7 +70,7 @@ fn atime_mode(opts: &[&str]) -> String {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for dv in volumes_holding(cx, data_or_log) {
         let v = dv.volume;

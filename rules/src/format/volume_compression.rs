@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FsKind;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{any_file, volumes_holding};
@@ -51,7 +52,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
         let kind = v.fs_kind();

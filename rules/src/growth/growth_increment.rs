@@ -48,11 +48,11 @@ declare_rule! {
         severity: Warning,
         summary: "Fixed file growth is at least 64 MiB",
         needs: [DatabaseFiles],
-        params: [
+        params: GrowthIncrementParams {
             min_growth_bytes: { kind: Bytes, default: Num(67108864.0), doc: "Smallest fixed growth increment accepted for any data or log file." },
             tiny_growth_bytes: { kind: Bytes, default: Num(1048576.0), doc: "A growth of this much or less is reported on files larger than large_file_bytes, whatever min_growth_bytes says." },
             large_file_bytes: { kind: Bytes, default: Num(1073741824.0), doc: "Size above which a growth of tiny_growth_bytes or less is reported." },
-        ],
+        },
         check: check,
     }
 }
@@ -86,10 +86,10 @@ fn growths_per_gib(increment: u64) -> u64 {
     (1u64 << 30).div_ceil(increment.max(1))
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let min = cx.params.bytes("min_growth_bytes");
-    let tiny = cx.params.bytes("tiny_growth_bytes");
-    let large = cx.params.bytes("large_file_bytes");
+fn check(cx: &mut Ctx<'_, GrowthIncrementParams>) {
+    let min = cx.params.min_growth_bytes;
+    let tiny = cx.params.tiny_growth_bytes;
+    let large = cx.params.large_file_bytes;
     let view = cx.view;
     for (db, f) in view.files() {
         if !matches!(f.file_type, FileType::Rows | FileType::Log) {

@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FileType, Growth};
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -61,7 +62,7 @@ fn service_name(instance: &str) -> String {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         let Some(enabled) = cx.need(inst, "instant_file_initialization", inst.instant_file_initialization)

@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FileType, Growth};
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -59,7 +60,7 @@ fn suggested_mib(next: Option<u64>) -> u64 {
     next.map_or(64, |n| (n >> 20) / 64 * 64).clamp(64, 1024)
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for (db, f) in view.files() {
         if !matches!(f.file_type, FileType::Rows | FileType::Log) {

@@ -63,19 +63,19 @@ declare_rule! {
         severity: Warning,
         summary: "Data files average less than 20 ms per read",
         needs: [DatabaseFiles],
-        params: [
+        params: DataReadLatencyParams {
             warn_ms: { kind: Ms, default: Num(20.0), doc: "Average read stall of a data file that earns a warning." },
             error_ms: { kind: Ms, default: Num(100.0), doc: "Average read stall of a data file that earns an error (the start of the \"bad\" band)." },
             min_reads: { kind: Count, default: Num(1000.0), doc: "Fewest reads a data file must have had for its average to be judged." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let warn = cx.params.num("warn_ms");
-    let error = cx.params.num("error_ms");
-    let min_reads = cx.params.num("min_reads") as u64;
+fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
+    let warn = cx.params.warn_ms;
+    let error = cx.params.error_ms;
+    let min_reads = u64::from(cx.params.min_reads);
     let view = cx.view;
     for (_, f) in view.files() {
         if f.file_type != FileType::Rows {

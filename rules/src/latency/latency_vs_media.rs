@@ -6,7 +6,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
 
-use super::{stall, volume};
+use super::stall;
 
 declare_rule! {
     /// ## What it checks
@@ -83,7 +83,7 @@ declare_rule! {
         severity: Warning,
         summary: "File latency is within a few times the floor of the media under it",
         needs: [DatabaseFiles, Volumes, Disks],
-        params: [
+        params: LatencyVsMediaParams {
             factor: { kind: Factor, default: Num(4.0), doc: "How many times the media's floor an average may reach before it means queueing or contention." },
             floor_10k_ms: { kind: Ms, default: Num(7.7), doc: "Random I/O floor of a 10,000 rpm HDD (seek 4.6 + rotation 3 + transfer 0.1 ms)." },
             floor_15k_ms: { kind: Ms, default: Num(5.4), doc: "Random I/O floor of a 15,000 rpm HDD (seek 3.3 + rotation 2 + transfer 0.1 ms)." },
@@ -91,7 +91,7 @@ declare_rule! {
             other_seek_ms: { kind: Ms, default: Num(8.5), doc: "Average seek assumed for HDDs of other rotation speeds (their floor is half a revolution + this + 0.1 ms)." },
             min_stall_ms: { kind: Ms, default: Num(5.0), doc: "Averages below this are never reported, whatever the media (the \"excellent\" and \"very good\" bands)." },
             min_ios: { kind: Count, default: Num(1000.0), doc: "Fewest reads (or writes) a file must have had for its average to be judged." },
-        ],
+        },
         check: check,
     }
 }
@@ -199,7 +199,7 @@ enum Miss<'a> {
 /// A volume's floor and the description of its disks, or why there is none.
 type Floor<'a> = Result<(DiskFloor, String), Miss<'a>>;
 
-fn floor_of_volume<'a>(cx: &Ctx<'a>, v: &'a Located<Volume>, fl: &Floors) -> Floor<'a> {
+fn floor_of_volume<'a, P>(cx: &Ctx<'a, P>, v: &'a Located<Volume>, fl: &Floors) -> Floor<'a> {
     let view = cx.view;
     let ids = view.physical_disks_of_volume(v).filter(|ids| !ids.is_empty()).ok_or_else(|| {
         Miss::Volume(
@@ -232,7 +232,7 @@ fn floor_of_volume<'a>(cx: &Ctx<'a>, v: &'a Located<Volume>, fl: &Floors) -> Flo
     Ok(slowest(&floors).expect("at least one disk"))
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
     let view = cx.view;
     if view.host.is_virtual == Some(true) {
         cx.not_evaluated_because(
@@ -243,14 +243,14 @@ fn check(cx: &mut Ctx<'_>) {
         return;
     }
     let fl = Floors {
-        hdd_10k: cx.params.num("floor_10k_ms"),
-        hdd_15k: cx.params.num("floor_15k_ms"),
-        ssd: cx.params.num("floor_ssd_ms"),
-        other_seek: cx.params.num("other_seek_ms"),
+        hdd_10k: cx.params.floor_10k_ms,
+        hdd_15k: cx.params.floor_15k_ms,
+        ssd: cx.params.floor_ssd_ms,
+        other_seek: cx.params.other_seek_ms,
     };
-    let factor = cx.params.num("factor");
-    let min_stall = cx.params.num("min_stall_ms");
-    let min_ios = cx.params.num("min_ios") as u64;
+    let factor = cx.params.factor;
+    let min_stall = cx.params.min_stall_ms;
+    let min_ios = u64::from(cx.params.min_ios);
     // Entities already recorded as not evaluated, so a volume with twenty files says it once.
     let mut missed: BTreeSet<String> = BTreeSet::new();
     // The floor of each volume, worked out for its first slow file only: it names and formats
@@ -281,8 +281,8 @@ fn check(cx: &mut Ctx<'_>) {
                 continue;
             }
             if floor.is_none() {
-                let found = match volume::volume_of_file(view, f) {
-                    Err(why) => Err(Miss::File("volume_id", why)),
+                let found = match view.volume_of_file(f) {
+                    Err(why) => Err(Miss::File(why.missing(), why.to_string())),
                     Ok(v) => {
                         let known = floors.iter().find(|(x, _)| std::ptr::eq(*x, v));
                         let found = match known {
@@ -334,8 +334,8 @@ fn times(ratio: f64) -> String {
     if ratio < 10.0 { spindle_core::units::fixed(ratio, 2) } else { spindle_core::units::fixed(ratio, 1) }
 }
 
-fn record(
-    cx: &mut Ctx<'_>,
+fn record<P>(
+    cx: &mut Ctx<'_, P>,
     f: &Located<spindle_core::facts::DbFile>,
     miss: Miss<'_>,
     missed: &mut BTreeSet<String>,

@@ -60,19 +60,19 @@ declare_rule! {
         severity: Warning,
         summary: "Log files average less than 5 ms per write",
         needs: [DatabaseFiles],
-        params: [
+        params: LogWriteLatencyParams {
             warn_ms: { kind: Ms, default: Num(5.0), doc: "Average write stall of a log file that earns a warning." },
             error_ms: { kind: Ms, default: Num(20.0), doc: "Average write stall of a log file that earns an error." },
             min_writes: { kind: Count, default: Num(1000.0), doc: "Fewest writes a log file must have had for its average to be judged." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let warn = cx.params.num("warn_ms");
-    let error = cx.params.num("error_ms");
-    let min_writes = cx.params.num("min_writes") as u64;
+fn check(cx: &mut Ctx<'_, LogWriteLatencyParams>) {
+    let warn = cx.params.warn_ms;
+    let error = cx.params.error_ms;
+    let min_writes = u64::from(cx.params.min_writes);
     let view = cx.view;
     for (_, f) in view.files() {
         if f.file_type != FileType::Log {

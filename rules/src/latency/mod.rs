@@ -4,7 +4,6 @@ mod data_read_latency;
 mod latency_vs_media;
 mod log_write_latency;
 mod stall;
-mod volume;
 
 pub use data_read_latency::DATA_READ_LATENCY;
 pub use latency_vs_media::LATENCY_VS_MEDIA;

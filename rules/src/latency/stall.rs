@@ -102,8 +102,8 @@ pub(crate) fn duration(ms: u64) -> String {
 /// `error_ms`. `what` names the average (`read stall`), `stall_ms` and `count` are the raw
 /// counters behind it, `note` is appended to the message.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn report_average(
-    cx: &mut Ctx<'_>,
+pub(crate) fn report_average<P>(
+    cx: &mut Ctx<'_, P>,
     f: &Located<DbFile>,
     field: &str,
     what: &str,

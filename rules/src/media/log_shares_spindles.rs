@@ -7,7 +7,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{HostView, Located};
 
-use crate::format::db_volumes::{describe_files, resolve};
+use crate::format::db_volumes::describe_files;
 
 declare_rule! {
     /// ## What it checks
@@ -72,9 +72,9 @@ declare_rule! {
         severity: Warning,
         summary: "On HDDs, a database's log does not share physical disks with its data files",
         needs: [Volumes, DatabaseFiles, Disks],
-        params: [
-            include_system_databases: { kind: Choice(&["no", "yes"]), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },
-        ],
+        params: LogSharesSpindlesParams {
+            include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },
+        },
         check: check,
     }
 }
@@ -137,8 +137,8 @@ fn spin_of(view: &HostView, shared: &BTreeSet<String>, log_volume: &Volume) -> S
 }
 
 /// The physical disks under a volume, or `None` after recording (once per volume) why not.
-fn disks_of<'v>(
-    cx: &mut Ctx<'v>,
+fn disks_of<'v, P>(
+    cx: &mut Ctx<'v, P>,
     v: &'v Located<Volume>,
     reported: &mut BTreeSet<String>,
 ) -> Option<Cow<'v, BTreeSet<String>>> {
@@ -184,9 +184,9 @@ fn random_io_ms(rpm: u32) -> Option<f64> {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
     let view = cx.view;
-    let system = cx.params.text("include_system_databases") == "yes";
+    let system = cx.params.include_system_databases;
     let mut reported = BTreeSet::new();
     for db in &view.databases {
         match db.db.effective_role() {
@@ -202,12 +202,12 @@ fn check(cx: &mut Ctx<'_>) {
         }
         let mut data_disks = vec![];
         for f in data {
-            let Some(v) = resolve(cx, f) else { continue };
+            let Some(v) = cx.volume_of_file(f) else { continue };
             let Some(disks) = disks_of(cx, v, &mut reported) else { continue };
             data_disks.push((f, v, disks));
         }
         for log in logs {
-            let Some(lv) = resolve(cx, log) else { continue };
+            let Some(lv) = cx.volume_of_file(log) else { continue };
             let Some(log_disks) = disks_of(cx, lv, &mut reported) else { continue };
             let mut shared = BTreeSet::new();
             let mut sharing = vec![];

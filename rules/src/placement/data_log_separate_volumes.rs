@@ -2,9 +2,7 @@ use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
 use spindle_core::rule::Ctx;
 
-use super::files::{
-    and_list, file_name, include_system, location_field, plural, user_scope, volume_not_evaluated, volume_of,
-};
+use super::files::{and_list, file_name, location_field, plural, user_scope, volume_of};
 
 declare_rule! {
     /// ## What it checks
@@ -68,16 +66,16 @@ declare_rule! {
         severity: Warning,
         summary: "A database's log files are on a different volume from its data files",
         needs: [DatabaseFiles],
-        params: [
-            include_system_databases: { kind: Choice(&["no", "yes"]), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },
-        ],
+        params: DataLogSeparateVolumesParams {
+            include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
     let view = cx.view;
-    let system = include_system(cx);
+    let system = cx.params.include_system_databases;
     for dv in view.databases.iter().filter(|d| user_scope(d, system)) {
         let Some(files) = cx.need(&dv.db, "files", dv.files.as_ref()) else { continue };
         let data: Vec<_> = files.iter().filter(|f| f.file_type == FileType::Rows).collect();
@@ -97,14 +95,17 @@ fn check(cx: &mut Ctx<'_>) {
         let mut data_volumes = Vec::with_capacity(data.len());
         for f in data {
             match volume_of(view, f) {
-                Some(v) => data_volumes.push((f, v)),
-                None => volume_not_evaluated(cx, f),
+                Ok(v) => data_volumes.push((f, v)),
+                Err(why) => cx.unknown_volume(f, &why),
             }
         }
         for log in logs {
-            let Some(lv) = volume_of(view, log) else {
-                volume_not_evaluated(cx, log);
-                continue;
+            let lv = match volume_of(view, log) {
+                Ok(lv) => lv,
+                Err(why) => {
+                    cx.unknown_volume(log, &why);
+                    continue;
+                }
             };
             let shared: Vec<String> =
                 data_volumes.iter().filter(|(_, v)| v.key == lv.key).map(|(f, _)| file_name(f)).collect();

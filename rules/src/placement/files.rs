@@ -1,62 +1,33 @@
 //! What the PLC rules share: the volume a database file lives on (judged by volume identity, never
-//! by drive letter), the system-database scope parameter, tempdb lookup and file naming.
+//! by drive letter), the system-database scope, tempdb lookup and file naming.
 
-use spindle_core::facts::{DatabaseRole, DbFile, FileType, SqlInstance, Volume, norm_volume_id};
+use spindle_core::facts::{DatabaseRole, DbFile, FileType, SqlInstance, norm_volume_id};
 use spindle_core::rule::Ctx;
-use spindle_core::view::{DatabaseView, HostView, Located};
+use spindle_core::view::{DatabaseView, HostView, Located, UnknownVolume};
 
 /// The volume a file is on, as far as the facts tell.
-pub(crate) struct FileVolume<'v> {
+pub(crate) struct FileVolume {
     /// Volume identity: two files are on the same volume exactly when their keys are equal.
     pub key: String,
     /// How people know the volume: its first mount point, else its id.
     pub name: String,
-    /// The collected volume, when the file resolved to one of `volumes`.
-    pub volume: Option<&'v Located<Volume>>,
 }
 
-/// The volume of `f`: the collected volume found by `volume_id` or, without one, by the longest
-/// mount point prefixing the path. A `volume_id` that matches no collected volume (SQL Server
-/// facts without host facts) still identifies the volume. An empty `volume_id` (what
-/// `sys.dm_os_volume_stats` returns for a UNC path) counts as absent.
-pub(crate) fn volume_of<'v>(view: &'v HostView, f: &DbFile) -> Option<FileVolume<'v>> {
-    let id = f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-    let found = view.volume_of_file(f);
-    if let Some(v) = found {
-        return Some(FileVolume { key: v.key.clone(), name: v.display_name().to_string(), volume: Some(v) });
+/// The volume of `f` ([`HostView::volume_of_file`]), or, when none of the collected volumes
+/// holds it, the volume its `volume_id` names: SQL Server facts without the host's still tell
+/// which files share a volume.
+pub(crate) fn volume_of(view: &HostView, f: &DbFile) -> Result<FileVolume, UnknownVolume> {
+    match view.volume_of_file(f) {
+        Ok(v) => Ok(FileVolume { key: v.key.clone(), name: v.display_name().to_string() }),
+        Err(why) => match why.volume_id() {
+            Some(id) => Ok(FileVolume {
+                // The same key the view gives a collected volume, so both kinds compare.
+                key: format!("{}/volume:{}", view.host_name(), norm_volume_id(id)),
+                name: id.to_string(),
+            }),
+            None => Err(why),
+        },
     }
-    let id = id?;
-    Some(FileVolume {
-        // The same key the view gives a collected volume, so both kinds compare.
-        key: format!("{}/volume:{}", view.host_name(), norm_volume_id(id)),
-        name: id.to_string(),
-        volume: None,
-    })
-}
-
-/// Records that the volume of `f` could not be determined, with the collector's reason when it
-/// gave one, else what was missing.
-pub(crate) fn volume_not_evaluated(cx: &mut Ctx<'_>, f: &Located<DbFile>) {
-    let reason = cx.collector_reason("volume_id").unwrap_or_else(|| {
-        let Some(path) = &f.physical_name else {
-            return "neither volume_id (sys.dm_os_volume_stats) nor physical_name was collected".to_string();
-        };
-        let id = match &f.volume_id {
-            Some(_) => "volume_id is empty (as sys.dm_os_volume_stats reports for a file on a UNC share)",
-            None => "no volume_id (sys.dm_os_volume_stats)",
-        };
-        match &cx.view.volumes {
-            None => format!("{id}, and no volumes were collected to match {path} against their mount points"),
-            Some(_) => format!("{id}, and no collected volume has a mount point that {path} is under"),
-        }
-    });
-    cx.not_evaluated_because(f, "volume_id", reason);
-}
-
-/// The `include_system_databases` parameter: whether master, model, msdb (and a distribution
-/// database) are judged.
-pub(crate) fn include_system(cx: &Ctx<'_>) -> bool {
-    cx.params.text("include_system_databases") == "yes"
 }
 
 /// Whether a database is in scope for a rule that judges user databases, and system databases
@@ -70,8 +41,8 @@ pub(crate) fn user_scope(dv: &DatabaseView, include_system: bool) -> bool {
 }
 
 /// The instance's tempdb, or `None` after recording why it cannot be judged.
-pub(crate) fn tempdb_of<'v>(
-    cx: &mut Ctx<'_>,
+pub(crate) fn tempdb_of<'v, P>(
+    cx: &mut Ctx<'_, P>,
     view: &'v HostView,
     index: usize,
     inst: &Located<SqlInstance>,

@@ -4,7 +4,7 @@ use spindle_core::declare_rule;
 use spindle_core::facts::DatabaseRole;
 use spindle_core::rule::Ctx;
 
-use super::files::{file_kind, include_system, location_field, volume_not_evaluated, volume_of};
+use super::files::{file_kind, location_field};
 
 declare_rule! {
     /// ## What it checks
@@ -59,16 +59,16 @@ declare_rule! {
         severity: Warning,
         summary: "No user database or tempdb file is on the operating system volume",
         needs: [DatabaseFiles, Volumes],
-        params: [
-            include_system_databases: { kind: Choice(&["no", "yes"]), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases and tempdb only (\"no\")." },
-        ],
+        params: NoDatabaseFilesOnSystemVolumeParams {
+            include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases and tempdb only (\"no\")." },
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoDatabaseFilesOnSystemVolumeParams>) {
     let view = cx.view;
-    let system = include_system(cx);
+    let system = cx.params.include_system_databases;
     // Volumes already reported "not evaluated" for a missing os_volume: once per volume.
     let mut unknown = BTreeSet::new();
     for dv in &view.databases {
@@ -78,18 +78,7 @@ fn check(cx: &mut Ctx<'_>) {
         }
         let Some(files) = cx.need(&dv.db, "files", dv.files.as_ref()) else { continue };
         for f in files {
-            let Some(fv) = volume_of(view, f) else {
-                volume_not_evaluated(cx, f);
-                continue;
-            };
-            let Some(v) = fv.volume else {
-                cx.not_evaluated_because(
-                    f,
-                    "volumes",
-                    format!("no collected volume has the file's volume_id {}", fv.name),
-                );
-                continue;
-            };
+            let Some(v) = cx.volume_of_file(f) else { continue };
             match v.os_volume {
                 Some(false) => {}
                 None => {
@@ -105,10 +94,10 @@ fn check(cx: &mut Ctx<'_>) {
                     cx.report(
                         f,
                         location_field(f),
-                        format!("{kind} is on the operating system volume {}", fv.name),
+                        format!("{kind} is on the operating system volume {}", v.display_name()),
                     )
                     .values(
-                        format!("volume {} (the OS volume)", fv.name),
+                        format!("volume {} (the OS volume)", v.display_name()),
                         "a volume other than the OS volume",
                     );
                 }

@@ -51,15 +51,15 @@ declare_rule! {
         severity: Warning,
         summary: "Each database has a single log file",
         needs: [DatabaseFiles],
-        params: [
+        params: SingleLogFileParams {
             max_log_files: { kind: Count, default: Num(1.0), doc: "Log files a database may have." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let max = cx.params.num("max_log_files") as usize;
+fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
+    let max = cx.params.max_log_files as usize;
     let view = cx.view;
     for dv in &view.databases {
         let Some(files) = cx.need(&dv.db, "files", dv.files.as_ref()) else { continue };

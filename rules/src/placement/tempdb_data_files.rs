@@ -70,17 +70,17 @@ declare_rule! {
         severity: Warning,
         summary: "tempdb has one data file per logical CPU up to 8, all of equal size and growth",
         needs: [DatabaseFiles],
-        params: [
+        params: TempdbDataFilesParams {
             start_files: { kind: Count, default: Num(8.0), doc: "Data files up to which there is one per logical CPU; the starting count above that many CPUs." },
             step_files: { kind: Count, default: Num(4.0), doc: "Above start_files, data files are added in multiples of this." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
-    let start = cx.params.num("start_files") as u32;
-    let step = cx.params.num("step_files") as u32;
+fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
+    let start = cx.params.start_files;
+    let step = cx.params.step_files;
     let view = cx.view;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };

@@ -1,9 +1,10 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::DatabaseRole;
+use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView};
 
-use super::files::{and_list, file_kind, location_field, plural, tempdb_of, volume_not_evaluated, volume_of};
+use super::files::{and_list, file_kind, location_field, plural, tempdb_of, volume_of};
 
 declare_rule! {
     /// ## What it checks
@@ -60,7 +61,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     let user: Vec<_> = view
         .databases
@@ -73,14 +74,17 @@ fn check(cx: &mut Ctx<'_>) {
         let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };
         let Some(files) = cx.need(&tempdb.db, "files", tempdb.files.as_ref()) else { continue };
         for f in files {
-            let Some(tv) = volume_of(view, f) else {
-                volume_not_evaluated(cx, f);
-                continue;
+            let tv = match volume_of(view, f) {
+                Ok(tv) => tv,
+                Err(why) => {
+                    cx.unknown_volume(f, &why);
+                    continue;
+                }
             };
             any_tempdb_volume = true;
             let mut sharing: Vec<&DatabaseView> = vec![];
             for (d, _, uv) in &user {
-                if uv.as_ref().is_some_and(|uv| uv.key == tv.key)
+                if uv.as_ref().is_ok_and(|uv| uv.key == tv.key)
                     && !sharing.iter().any(|s| s.db.key == d.db.key)
                 {
                     sharing.push(d);
@@ -115,8 +119,8 @@ fn check(cx: &mut Ctx<'_>) {
             }
         }
         for (_, f, uv) in &user {
-            if uv.is_none() {
-                volume_not_evaluated(cx, f);
+            if let Err(why) = uv {
+                cx.unknown_volume(f, why);
             }
         }
     }

@@ -49,9 +49,9 @@ declare_rule! {
         severity: Warning,
         summary: "Storage Spaces virtual disks stripe over every disk of their pool",
         needs: [VirtualDisks, StoragePools],
-        params: [
+        params: ColumnsMatchDisksParams {
             mirror_data_copies: { kind: Count, default: Num(2.0), doc: "Data copies assumed for a Mirror space (2 two-way, 3 three-way): its columns can be at most the pool's disks divided by this." },
-        ],
+        },
         check: check,
     }
 }
@@ -59,9 +59,9 @@ declare_rule! {
 /// The Server Manager wizard's column cap (seed 002).
 const GUI_MAX_COLUMNS: u32 = 8;
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, ColumnsMatchDisksParams>) {
     let view = cx.view;
-    let copies = (cx.params.num("mirror_data_copies") as u32).max(1);
+    let copies = cx.params.mirror_data_copies.max(1);
     let mut pools_reported = BTreeSet::new();
     for vd in view.virtual_disks.iter().flatten() {
         let columns = cx.need(vd, "columns", vd.columns);

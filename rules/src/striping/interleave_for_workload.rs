@@ -43,11 +43,11 @@ declare_rule! {
         severity: Warning,
         summary: "Storage Spaces interleave is 64 KiB for OLTP, 256 KiB for a data warehouse",
         needs: [VirtualDisks],
-        params: [
-            workload: { kind: Choice(&["oltp", "data-warehouse"]), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
+        params: InterleaveForWorkloadParams {
+            workload: { kind: Choice(Workload), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
             oltp_interleave_bytes: { kind: Bytes, default: Num(65536.0), doc: "Interleave expected for an OLTP workload." },
             data_warehouse_interleave_bytes: { kind: Bytes, default: Num(262144.0), doc: "Interleave expected for a data-warehouse workload." },
-        ],
+        },
         check: check,
     }
 }
@@ -55,12 +55,12 @@ declare_rule! {
 /// What Storage Spaces uses when New-VirtualDisk is given no interleave (seed 002).
 const DEFAULT_INTERLEAVE: u64 = 256 * 1024;
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, InterleaveForWorkloadParams>) {
     let view = cx.view;
-    let (workload, source) = spaces::workload(view, cx.params);
+    let (workload, source) = spaces::workload(view, cx.params.workload);
     let expected = match workload {
-        Workload::Oltp => cx.params.bytes("oltp_interleave_bytes"),
-        Workload::DataWarehouse => cx.params.bytes("data_warehouse_interleave_bytes"),
+        Workload::Oltp => cx.params.oltp_interleave_bytes,
+        Workload::DataWarehouse => cx.params.data_warehouse_interleave_bytes,
     };
     for vd in view.virtual_disks.iter().flatten() {
         let Some(interleave) = cx.need(vd, "interleave_bytes", vd.interleave_bytes) else { continue };

@@ -56,10 +56,10 @@ declare_rule! {
         severity: Warning,
         summary: "Transaction logs sit on volumes striped over several disks when the disks allow it",
         needs: [DatabaseFiles, Volumes],
-        params: [
+        params: LogOnStripedVolumeParams {
             min_stripe_disks: { kind: Count, default: Num(2.0), doc: "Disks (columns, stripes) a log volume must be striped over, when the disks under it allow as many." },
             mirror_data_copies: { kind: Count, default: Num(2.0), doc: "Data copies assumed for a Mirror space (2 two-way, 3 three-way)." },
-        ],
+        },
         check: check,
     }
 }
@@ -98,31 +98,16 @@ enum Verdict {
     Unknown,
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, LogOnStripedVolumeParams>) {
     let view = cx.view;
-    let min = (cx.params.num("min_stripe_disks") as u32).max(1);
-    let copies = (cx.params.num("mirror_data_copies") as u32).max(1);
+    let min = cx.params.min_stripe_disks.max(1);
+    let copies = cx.params.mirror_data_copies.max(1);
     let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
     for (db, f) in view.files() {
         if f.file_type != FileType::Log {
             continue;
         }
-        let Some(v) = view.volume_of_file(f) else {
-            match (&f.volume_id, &f.physical_name) {
-                (None, None) => cx.not_evaluated(f, "physical_name"),
-                (Some(id), _) => cx.not_evaluated_because(
-                    f,
-                    "volumes",
-                    format!("volume {id} is not among the collected volumes"),
-                ),
-                (None, Some(path)) => cx.not_evaluated_because(
-                    f,
-                    "volumes",
-                    format!("no collected volume is mounted at a folder holding {path}"),
-                ),
-            }
-            continue;
-        };
+        let Some(v) = cx.volume_of_file(f) else { continue };
         if !verdicts.contains_key(&v.key) {
             let verdict = judge(cx, v, min, copies);
             verdicts.insert(v.key.clone(), verdict);
@@ -162,7 +147,7 @@ fn disks(n: u32) -> String {
 }
 
 /// Judges one log volume, recording "not evaluated" for any fact it lacks.
-fn judge(cx: &mut Ctx<'_>, v: &Located<Volume>, min: u32, copies: u32) -> Verdict {
+fn judge<P>(cx: &mut Ctx<'_, P>, v: &Located<Volume>, min: u32, copies: u32) -> Verdict {
     let view = cx.view;
     let layer = match layer_of(view, v) {
         Ok(l) => l,

@@ -54,13 +54,13 @@ declare_rule! {
         severity: Warning,
         summary: "RAID stripe units are 64 KiB for OLTP, 256 KiB for a data warehouse",
         needs: [RaidSets],
-        params: [
-            workload: { kind: Choice(&["oltp", "data-warehouse"]), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
+        params: RaidStripeUnitParams {
+            workload: { kind: Choice(Workload), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
             oltp_min_stripe_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Smallest stripe unit accepted for an OLTP workload." },
             oltp_max_stripe_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Largest stripe unit accepted for an OLTP workload." },
             data_warehouse_min_stripe_unit_bytes: { kind: Bytes, default: Num(262144.0), doc: "Smallest stripe unit accepted for a data-warehouse workload." },
             data_warehouse_max_stripe_unit_bytes: { kind: Bytes, default: Num(262144.0), doc: "Largest stripe unit accepted for a data-warehouse workload." },
-        ],
+        },
         check: check,
     }
 }
@@ -68,17 +68,14 @@ declare_rule! {
 /// Windows dynamic-disk striped volumes always stripe in 64 KiB (seed 002).
 const DYNAMIC_STRIPE_UNIT: u64 = 64 * 1024;
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
     let view = cx.view;
-    let (workload, source) = spaces::workload(view, cx.params);
+    let (workload, source) = spaces::workload(view, cx.params.workload);
     let (min, max) = match workload {
-        Workload::Oltp => {
-            (cx.params.bytes("oltp_min_stripe_unit_bytes"), cx.params.bytes("oltp_max_stripe_unit_bytes"))
+        Workload::Oltp => (cx.params.oltp_min_stripe_unit_bytes, cx.params.oltp_max_stripe_unit_bytes),
+        Workload::DataWarehouse => {
+            (cx.params.data_warehouse_min_stripe_unit_bytes, cx.params.data_warehouse_max_stripe_unit_bytes)
         }
-        Workload::DataWarehouse => (
-            cx.params.bytes("data_warehouse_min_stripe_unit_bytes"),
-            cx.params.bytes("data_warehouse_max_stripe_unit_bytes"),
-        ),
     };
     for r in view.raid_sets.iter().flatten() {
         if is_mirror(r.level.as_deref()) {

@@ -3,7 +3,6 @@
 
 use spindle_core::declare::Workload;
 use spindle_core::facts::{StoragePool, VirtualDisk};
-use spindle_core::params::Params;
 use spindle_core::view::HostView;
 
 /// `ResiliencySettingName` of a virtual disk.
@@ -54,13 +53,12 @@ pub(super) fn disks_per_stripe(r: Resiliency, columns: u32, mirror_copies: u32) 
 }
 
 /// The workload to judge by: the one a pack declares (with the pack's path), else the rule's
-/// `workload` parameter. The second value says where it came from, for messages.
-pub(super) fn workload(view: &HostView, params: &Params) -> (Workload, String) {
+/// `workload` parameter (`assumed`). The second value says where it came from, for messages.
+pub(super) fn workload(view: &HostView, assumed: Workload) -> (Workload, String) {
     if let Some((w, pack)) = &view.declared.workload {
         return (*w, format!("declared in {pack}"));
     }
-    let w = Workload::parse(params.text("workload")).unwrap_or(Workload::Oltp);
-    (w, "the rule's `workload` parameter; no pack declares one".to_string())
+    (assumed, "the rule's `workload` parameter; no pack declares one".to_string())
 }
 
 /// `an OLTP workload`, `a data-warehouse workload`.

@@ -1,9 +1,9 @@
-use spindle_plugin_sdk::Ctx;
 use spindle_plugin_sdk::declare_rule;
 use spindle_plugin_sdk::facts::FileType;
+use spindle_plugin_sdk::{Ctx, NoParams};
 
 use crate::config::{AcmeConfig, is_windows_path};
-use crate::files::{is_user, mounts_reaching, volume_of};
+use crate::files::{is_user, mounts_reaching};
 
 declare_rule! {
     /// ## What it checks
@@ -54,14 +54,14 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let cfg = AcmeConfig::current();
     let view = cx.view;
     for (db, f) in view.files() {
         if !is_user(db) || f.file_type != FileType::Rows {
             continue;
         }
-        let Some(v) = volume_of(cx, f) else { continue };
+        let Some(v) = cx.volume_of_file(f) else { continue };
         let path = f.physical_name.as_deref();
         let mounts = mounts_reaching(v, path);
         if mounts.is_empty() {

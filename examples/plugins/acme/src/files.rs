@@ -30,27 +30,10 @@ pub(crate) fn is_user(db: &DatabaseView) -> bool {
     db.db.effective_role() == DatabaseRole::User
 }
 
-/// The volume of a file, or `None` after recording the file "not evaluated".
-pub(crate) fn volume_of<'v>(cx: &mut Ctx<'v>, f: &'v Located<DbFile>) -> Option<&'v Located<Volume>> {
-    let view: &'v HostView = cx.view;
-    if let Some(v) = view.volume_of_file(f) {
-        return Some(v);
-    }
-    let why = match (f.volume_id.as_deref().map(str::trim).filter(|id| !id.is_empty()), &f.physical_name) {
-        (Some(id), _) => format!("no collected volume has the id {id}"),
-        (None, Some(path)) => {
-            format!("no volume_id, and no collected volume has a mount point containing {path}")
-        }
-        (None, None) => "neither volume_id nor physical_name was collected".to_string(),
-    };
-    cx.not_evaluated_because(f, "volume_id", why);
-    None
-}
-
 /// The volumes holding the files `keep` selects, each once, in the order of the snapshot's
 /// `volumes`.
-pub(crate) fn volumes_holding<'v>(
-    cx: &mut Ctx<'v>,
+pub(crate) fn volumes_holding<'v, P>(
+    cx: &mut Ctx<'v, P>,
     keep: impl Fn(&DatabaseView, &DbFile) -> bool,
 ) -> Vec<FilesOnVolume<'v>> {
     let view: &'v HostView = cx.view;
@@ -59,7 +42,7 @@ pub(crate) fn volumes_holding<'v>(
         if !keep(db, f) {
             continue;
         }
-        let Some(v) = volume_of(cx, f) else { continue };
+        let Some(v) = cx.volume_of_file(f) else { continue };
         match out.iter_mut().find(|d| d.volume.key == v.key) {
             Some(d) => d.files.push((db, f)),
             None => out.push(FilesOnVolume { volume: v, files: vec![(db, f)] }),

@@ -42,19 +42,19 @@ declare_rule! {
         severity: Warning,
         summary: "Production volumes holding database files keep at least 30 % free",
         needs: [Volumes, DatabaseFiles],
-        params: [
+        params: ProductionFreeSpaceParams {
             min_free_percent: { kind: Percent, default: Num(30.0), doc: "Least share of a production volume's size that must be free." },
-        ],
+        },
         check: check,
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, ProductionFreeSpaceParams>) {
     let cfg = AcmeConfig::current();
     if !cfg.is_production(cx.view.host_name()) {
         return;
     }
-    let min_percent = cx.params.num("min_free_percent");
+    let min_percent = cx.params.min_free_percent;
     let min_shown = units::percent(min_percent / 100.0);
     for held in volumes_holding(cx, |_, _| true) {
         let v = held.volume;

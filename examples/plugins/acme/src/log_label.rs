@@ -1,6 +1,6 @@
-use spindle_plugin_sdk::Ctx;
 use spindle_plugin_sdk::declare_rule;
 use spindle_plugin_sdk::facts::FileType;
+use spindle_plugin_sdk::{Ctx, NoParams};
 
 use crate::config::AcmeConfig;
 use crate::files::{is_user, volumes_holding};
@@ -44,7 +44,7 @@ declare_rule! {
     }
 }
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let cfg = AcmeConfig::current();
     let word = cfg.log_label_word.trim();
     let wanted = word.to_lowercase();

@@ -139,10 +139,15 @@ fn linux_paths_are_case_sensitive_and_missing_facts_are_not_evaluated() {
     assert_eq!(
         ne,
         [
-            ("ACM001", Some("lnx-sql01/instance:MSSQLSERVER/database:A/file:C"), "volume_id"),
+            ("ACM001", Some("lnx-sql01/instance:MSSQLSERVER/database:A/file:C"), "volumes"),
             ("ACM002", Some("lnx-sql01/volume:/dev/md1"), "label"),
-            ("ACM003", Some("lnx-sql01/instance:MSSQLSERVER/database:A/file:C"), "volume_id"),
+            ("ACM003", Some("lnx-sql01/instance:MSSQLSERVER/database:A/file:C"), "volumes"),
         ]
+    );
+    // In the words of spindle's own rules.
+    assert_eq!(
+        out.not_evaluated[0].reason.as_deref(),
+        Some("the volume of C is unknown: no collected volume has its volume_id /dev/nope")
     );
 }
 

@@ -21,7 +21,9 @@
 //! Failures to escape the sandbox are logged (`warn`), so a test can see the attempt was made.
 
 use serde::Deserialize;
-use spindle_plugin_sdk::{BuiltinRule, Ctx, RulePack, config, declare_rule, export_pack, log, serde_json};
+use spindle_plugin_sdk::{
+    BuiltinRule, Ctx, NoParams, RulePack, config, declare_rule, export_pack, log, serde_json,
+};
 
 /// The modes `config.mode` accepts.
 pub const MODES: &[&str] = &[
@@ -101,7 +103,7 @@ impl RulePack for Hostile {
 
 export_pack!(Hostile);
 
-fn check(cx: &mut Ctx<'_>) {
+fn check(cx: &mut Ctx<'_, NoParams>) {
     let HostileConfig { mode, flood_bytes } = config::parse().expect("validated");
     let host = &cx.view.host;
     match mode.as_str() {
@@ -221,9 +223,15 @@ mod tests {
         }
     }
 
+    /// Natively the engine contains the panic and `check` says `failed` with its message; in the
+    /// component the panic aborts (traps) and spindle reports the same message from stderr.
     #[test]
-    #[should_panic(expected = "hostile plugin panics on purpose")]
-    fn panics_are_not_caught() {
-        let _ = run::<Hostile>(FACTS, json!({"mode": "panic"}));
+    fn a_panic_fails_the_check_with_its_message() {
+        match run::<Hostile>(FACTS, json!({"mode": "panic"})) {
+            Err(wit::CheckError::Failed(m)) => {
+                assert!(m.contains("hostile plugin panics on purpose (mode \"panic\")"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
