@@ -17,8 +17,9 @@ cargo fmt --manifest-path examples/plugins/Cargo.toml --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --manifest-path examples/plugins/Cargo.toml --all-targets --locked -- -D warnings
-echo "== spindle-core for wasm32-wasip2"
+echo "== spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
+cargo clippy -p spindle-core --no-default-features --target wasm32-wasip2 --locked -- -D warnings
 echo "== Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary checked"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
 cargo clippy -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings

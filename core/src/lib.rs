@@ -16,9 +16,11 @@ pub mod glob;
 pub mod load;
 pub mod locate;
 pub mod names;
+#[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
 pub mod rule;
+#[cfg(feature = "packs")]
 pub mod schema;
 pub mod source;
 mod tolerant;

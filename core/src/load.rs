@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::facts::{SCHEMA_VERSION, Snapshot};
 use crate::locate::locate;
-use crate::pack::did_you_mean;
+use crate::names::did_you_mean;
 use crate::tolerant::{self, Unknown};
 use crate::view::Document;
 

@@ -17,7 +17,6 @@ pub use storage::{
     Volume,
 };
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The snapshot format version this build reads and writes. A file with another version is
@@ -28,7 +27,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 ///
 /// Several snapshots of the same host (say, host facts from one collector and SQL Server facts
 /// from another) merge into one view; volumes join by volume id, never by drive letter.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
     /// Format version of this file; this build reads version 1.

@@ -1,9 +1,9 @@
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A disk as the operating system sees it: a physical drive, a SAN LUN, or a disk exposed by a
 /// Storage Spaces virtual disk or a RAID controller.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Disk {
     /// Stable id: `MSFT_Disk.UniqueId`, a Linux device name (`sda`, `md0`) or a WWN.
@@ -34,7 +34,8 @@ pub struct Disk {
     pub backed_by: Option<Backing>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Media {
     Hdd,
@@ -56,7 +57,8 @@ impl Media {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PartitionStyle {
     Mbr,
@@ -66,7 +68,8 @@ pub enum PartitionStyle {
 }
 
 /// A partition of a disk.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Partition {
     /// Stable id, e.g. `disk2-p1`, the partition's ObjectId or a Linux device (`sdb1`).
@@ -83,7 +86,8 @@ pub struct Partition {
 }
 
 /// What a volume or disk is built on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Backing {
     /// One or more partitions (several for a spanned or dynamic volume).
@@ -106,7 +110,8 @@ pub enum Backing {
 }
 
 /// A mounted filesystem.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Volume {
     /// Stable id: the Windows volume GUID path (`\\?\Volume{…}\`, as in
@@ -186,7 +191,8 @@ impl Volume {
 }
 
 /// A Storage Spaces pool.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StoragePool {
     pub id: String,
@@ -198,7 +204,8 @@ pub struct StoragePool {
 }
 
 /// A Storage Spaces virtual disk: striped over `columns` disks in `interleave_bytes` strips.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct VirtualDisk {
     pub id: String,
@@ -218,7 +225,8 @@ pub struct VirtualDisk {
 
 /// A RAID set: a hardware controller's logical drive, a Linux md array or a Windows dynamic-disk
 /// striped volume.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RaidSet {
     pub id: String,
@@ -235,7 +243,8 @@ pub struct RaidSet {
     pub member_ids: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RaidKind {
     Hardware,

@@ -45,12 +45,4 @@ impl fmt::Display for PackError {
 
 impl std::error::Error for PackError {}
 
-/// "did you mean `X`?" for the closest candidate, when one is close enough to be a typo.
-pub fn did_you_mean<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(&given.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| format!("did you mean `{c}`?"))
-}
+pub use crate::names::did_you_mean;
