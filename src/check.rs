@@ -32,8 +32,8 @@ use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
 
-/// The rules and settings of one pack list, with the plugins it loaded.
-struct Engine {
+/// The rules and settings of one pack list, with the plugins it loaded: what judges a host.
+pub struct Engine {
     // Kept alive for the plugin rules, which call into it.
     _host: Option<PluginHost>,
     cfg: Config,
@@ -42,7 +42,9 @@ struct Engine {
 }
 
 impl Engine {
-    fn load(packs: &[String]) -> Result<Engine, UserError> {
+    /// Loads `packs` (builtin names or TOML files; empty: `recommended`) and the plugins they
+    /// declare, and resolves the rules once for every host.
+    pub fn load(packs: &[String]) -> Result<Engine, UserError> {
         let refs: Vec<&str> =
             if packs.is_empty() { vec!["recommended"] } else { packs.iter().map(String::as_str).collect() };
         let stack = load_packs(&refs, &Loader)?;
@@ -78,12 +80,30 @@ impl Engine {
         Ok(Engine { _host: host, cfg, active })
     }
 
-    fn infos(&self) -> Vec<RuleInfo> {
+    /// The active rules as a report's rule table lists them.
+    pub fn infos(&self) -> Vec<RuleInfo> {
         self.active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
     }
 
-    fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
+    /// One host's view, built from its documents with the packs' declarations.
+    pub fn view(&self, docs: Vec<Document>) -> HostView {
+        HostView::build(docs, self.cfg.declarations.clone())
+    }
+
+    /// Runs every active rule on one host and applies the waivers (`today` decides which have
+    /// expired).
+    pub fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
         check_host(&self.active, view, &self.cfg.waivers, today)
+    }
+
+    /// The active rules, in catalogue order.
+    pub fn active(&self) -> &[ActiveRule<'static>] {
+        &self.active
+    }
+
+    /// The waivers of the packs.
+    pub fn waivers(&self) -> &[spindle_core::engine::Waiver] {
+        &self.cfg.waivers
     }
 }
 
@@ -235,7 +255,7 @@ fn check_host_rendered(
     today: Date,
     render: &dyn Render,
 ) -> Result<(Rendered, Summary), UserError> {
-    let view = HostView::build(docs, engine.cfg.declarations.clone());
+    let view = engine.view(docs);
     let report = engine.check(&view, today);
     let mut counts = Summary::default();
     counts.add(&report);
@@ -361,7 +381,7 @@ fn use_colour(args: &CheckOptions) -> bool {
 }
 
 /// Today's date, for waiver expiry. `SPINDLE_TODAY=YYYY-MM-DD` pins it (reproducible CI runs).
-fn today() -> Result<Date, UserError> {
+pub fn today() -> Result<Date, UserError> {
     if let Ok(s) = std::env::var("SPINDLE_TODAY") {
         return Date::parse(&s)
             .ok_or_else(|| UserError::plain(format!("SPINDLE_TODAY={s}: expected YYYY-MM-DD")));

@@ -94,6 +94,11 @@ pub struct Groups {
 }
 
 impl Groups {
+    /// How many hosts the files describe.
+    pub fn count(&self) -> usize {
+        self.starts.len()
+    }
+
     fn files(&self, g: usize) -> &[u32] {
         let end = self.starts.get(g + 1).map_or(self.members.len(), |&e| e as usize);
         &self.members[self.starts[g] as usize..end]
