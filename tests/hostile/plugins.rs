@@ -1,0 +1,1 @@
+//! Hostile plugins: see main.rs.

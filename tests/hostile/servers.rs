@@ -1,0 +1,1 @@
+//! Hostile servers: see main.rs.

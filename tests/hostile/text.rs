@@ -1,0 +1,1 @@
+//! Hostile text: see main.rs.
