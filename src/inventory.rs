@@ -9,21 +9,26 @@
 //! password_env = "SQL01_PASSWORD"
 //! ```
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use miette::{NamedSource, SourceSpan};
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use crate::connect::{Encrypt, ServerOverrides};
 use crate::errors::UserError;
 use spindle_collectors::sql::target::Target;
 
+/// The file's top level, only for serde to word what is wrong with it: each `[[server]]` is read
+/// on its own, so that one entry's mistake hides no other's.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct File {
-    #[serde(default)]
-    server: Vec<Spanned<Entry>>,
+struct TopLevel {
+    #[serde(default, rename = "server")]
+    _server: Vec<IgnoredAny>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -40,8 +45,10 @@ struct Entry {
     integrated: Option<bool>,
     encrypt: Option<Encrypt>,
     trust_server_certificate: Option<bool>,
-    /// Present only to be refused with a clear message.
-    password: Option<Spanned<toml::Value>>,
+    /// Accepted here only to be refused by name, which [`password_span`] does from the raw entry
+    /// so that an entry with another mistake too is still told.
+    #[serde(default, rename = "password")]
+    _password: Option<IgnoredAny>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,42 +71,76 @@ pub struct Server {
     pub overrides: ServerOverrides,
 }
 
+/// Reads the inventory. Every mistake in it is reported at once (a syntax error alone, as
+/// nothing can be read after it), each with its line and column.
 pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
     let shown = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
-    let at = |span: std::ops::Range<usize>, message: String, help: Option<String>| {
+    let at = |span: Range<usize>, message: String, help: Option<String>| {
         let (line, col) = spindle_core::load::line_col(&text, span.start);
-        UserError {
+        let error = UserError {
             message: format!("{shown}:{line}:{col}: {message}"),
             src: Some(NamedSource::new(shown.clone(), text.clone())),
             span: Some(SourceSpan::from(span.start..span.end.max(span.start + 1).min(text.len().max(1)))),
             help,
-        }
+            related: vec![],
+        };
+        (span.start, error)
     };
-    let file: File = toml::from_str(&text).map_err(|e| {
-        let span = e.span().unwrap_or(0..0);
-        at(span, e.message().to_string(), None)
-    })?;
-    if file.server.is_empty() {
-        return Err(UserError::plain(format!("{shown}: no [[server]] entries")));
+    let serde_error = |e: toml::de::Error| at(e.span().unwrap_or(0..0), e.message().to_string(), None);
+    let root = DeTable::parse(&text).map_err(|e| serde_error(e).1)?;
+    let root_span = root.span();
+
+    let mut errors = vec![];
+    let mut entries = vec![];
+    for (key, value) in root.into_inner() {
+        let span = value.span();
+        match value.into_inner() {
+            DeValue::Array(items) if key.get_ref() == "server" => {
+                for item in items {
+                    if let Some(span) = password_span(&item) {
+                        errors.push(at(
+                            span,
+                            "passwords are never read from files".into(),
+                            Some(
+                                "name an environment variable instead: password_env = \"SQL01_PASSWORD\""
+                                    .into(),
+                            ),
+                        ));
+                    }
+                    match Entry::deserialize(ValueDeserializer::from(item)) {
+                        Ok(entry) => entries.push(entry),
+                        Err(e) => errors.push(serde_error(e)),
+                    }
+                }
+            }
+            other => {
+                let value = Spanned::new(span, other);
+                let alone =
+                    Spanned::new(root_span.clone(), DeValue::Table([(key, value)].into_iter().collect()));
+                if let Err(e) = TopLevel::deserialize(ValueDeserializer::from(alone)) {
+                    errors.push(serde_error(e));
+                }
+            }
+        }
     }
+
     let base = path.parent().unwrap_or(Path::new(""));
     let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(file.server.len());
-    for entry in file.server {
-        let entry = entry.into_inner();
-        if let Some(p) = &entry.password {
-            return Err(at(
-                p.span(),
-                "passwords are never read from files".into(),
-                Some("name an environment variable instead: password_env = \"SQL01_PASSWORD\"".into()),
-            ));
-        }
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
         let name = entry.name.get_ref();
-        let target = Target::parse(name).map_err(|e| at(entry.name.span(), e, None))?;
+        let target = match Target::parse(name) {
+            Ok(target) => target,
+            Err(e) => {
+                errors.push(at(entry.name.span(), e, None));
+                continue;
+            }
+        };
         if !seen.insert(target.to_string().to_ascii_lowercase()) {
-            return Err(at(entry.name.span(), format!("server {target} is listed twice"), None));
+            errors.push(at(entry.name.span(), format!("server {target} is listed twice"), None));
+            continue;
         }
         let packs = entry.pack.map(|p| match p {
             OneOrMany::One(s) => vec![s],
@@ -120,7 +161,23 @@ pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
             },
         });
     }
+    // In the order of the file, whichever check found them.
+    errors.sort_by_key(|(start, _)| *start);
+    if let Some(e) = UserError::all(&shown, errors.into_iter().map(|(_, e)| e).collect()) {
+        return Err(e);
+    }
+    if out.is_empty() {
+        return Err(UserError::plain(format!("{shown}: no [[server]] entries")));
+    }
     Ok(out)
+}
+
+/// Where a `[[server]]` entry sets `password`, whatever else is wrong with it.
+fn password_span(entry: &Spanned<DeValue<'_>>) -> Option<Range<usize>> {
+    match entry.get_ref() {
+        DeValue::Table(table) => table.get("password").map(Spanned::span),
+        _ => None,
+    }
 }
 
 /// A pack named by path is relative to the inventory; a builtin name stays a name.
@@ -174,5 +231,66 @@ mod tests {
         assert!(e.message.contains(":2:8:") && e.message.contains("port"), "{}", e.message);
         let e = load_str("[[server]]\nname = \"a\"\n[[server]]\nname = \"A\"\n").unwrap_err();
         assert!(e.message.contains(":4:8: server A is listed twice"), "{}", e.message);
+    }
+
+    /// What the terminal shows, without colour.
+    fn render(e: &UserError) -> String {
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(200)
+            .render_report(&mut out, e)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn every_bad_entry_is_reported_at_once_each_with_its_snippet() {
+        let e = load_str(
+            "[[server]]\nname = \"sql01\"\npassword = \"hunter2\"\n\n[[server]]\nname = \"a\"\n\n\
+             [[server]]\nname = \"A\"\n",
+        )
+        .unwrap_err();
+        assert!(e.message.ends_with("servers.toml: 2 errors"), "{}", e.message);
+        assert_eq!(e.related.len(), 2);
+        assert!(e.related[0].message.ends_with("servers.toml:3:12: passwords are never read from files"));
+        assert!(e.related[1].message.ends_with("servers.toml:9:8: server A is listed twice"));
+        let shown = render(&e);
+        for expected in [
+            "servers.toml: 2 errors",
+            "servers.toml:3:12: passwords are never read from files",
+            " 3 │ password = ",
+            "help: name an environment variable instead",
+            "servers.toml:9:8: server A is listed twice",
+            " 9 │ name = \"A\"",
+        ] {
+            assert!(shown.contains(expected), "missing {expected:?} in:\n{shown}");
+        }
+    }
+
+    #[test]
+    fn one_entrys_mistake_hides_neither_its_password_nor_the_next_entrys() {
+        let e = load_str(
+            "servers = 1\n[[server]]\nname = \"sql01\"\nuesr = \"x\"\npassword = \"p\"\n\
+             [[server]]\nname = \"sql02,99999\"\n[[server]]\nname = \"sql03\"\nencrypt = \"maybe\"\n",
+        )
+        .unwrap_err();
+        let at: Vec<&str> =
+            e.related.iter().map(|r| r.message.split("servers.toml:").nth(1).unwrap()).collect();
+        assert_eq!(at.len(), 5, "{at:?}");
+        assert!(at[0].starts_with("1:1: unknown field `servers`, expected `server`"), "{at:?}");
+        assert!(at[1].starts_with("4:1: unknown field `uesr`"), "{at:?}");
+        assert!(at[2].starts_with("5:12: passwords are never read"), "{at:?}");
+        assert!(at[3].starts_with("7:8:") && at[3].contains("port"), "{at:?}");
+        assert!(at[4].starts_with("10:11:") && at[4].contains("maybe"), "{at:?}");
+    }
+
+    #[test]
+    fn a_single_mistake_is_one_error_as_before() {
+        let e = load_str("[[server]]\nname = \"sql01\"\npassword = \"hunter2\"\n").unwrap_err();
+        assert!(e.related.is_empty() && e.src.is_some() && e.help.is_some());
+        let e = load_str("[[server]]\nname = \"sql01\"\n[[server\n").unwrap_err();
+        assert!(e.related.is_empty() && e.message.contains(":3:"), "{}", e.message);
+        let e = load_str("# nothing yet\n").unwrap_err();
+        assert!(e.message.ends_with("servers.toml: no [[server]] entries"), "{}", e.message);
     }
 }

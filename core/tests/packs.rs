@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use spindle_core::declare_rule;
-use spindle_core::pack::{PackLoader, SourceText, resolve};
+use spindle_core::pack::{PackError, PackErrors, PackLoader, SourceText, resolve};
 use spindle_core::params::ParamValue;
 use spindle_core::rule::{Ctx, RuleMeta};
 use spindle_core::{Severity, declare::Workload};
@@ -58,6 +58,12 @@ fn mem(files: &[(&'static str, &'static str)]) -> Mem {
     Mem(files.iter().copied().collect())
 }
 
+/// The one error of a pack with one mistake: a single mistake is reported once, as it always was.
+fn only(e: PackErrors) -> PackError {
+    assert_eq!(e.len(), 1, "{e}");
+    e.into_vec().remove(0)
+}
+
 #[test]
 fn stacks_extends_then_self_then_next_pack() {
     let loader = mem(&[
@@ -81,7 +87,7 @@ fn stacks_extends_then_self_then_next_pack() {
 #[test]
 fn unknown_key_names_position_and_suggests() {
     let loader = mem(&[("p.toml", "name = \"x\"\nselct = [\"ALN\"]\n")]);
-    let e = resolve(&catalogue(), &["p.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["p.toml"], &loader).unwrap_err());
     assert_eq!(e.line_col(), Some((2, 1)), "{e}");
     assert_eq!(e.help.as_deref(), Some("did you mean `select`?"));
 }
@@ -89,7 +95,7 @@ fn unknown_key_names_position_and_suggests() {
 #[test]
 fn unknown_rule_code_suggests_closest() {
     let loader = mem(&[("p.toml", "[rules.ALN01]\nseverity = \"note\"\n")]);
-    let e = resolve(&catalogue(), &["p.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["p.toml"], &loader).unwrap_err());
     assert!(e.message.contains("unknown rule `ALN01`"), "{e}");
     assert_eq!(e.line_col().map(|p| p.0), Some(1));
     assert_eq!(e.help.as_deref(), Some("did you mean `ALN001`?"));
@@ -98,7 +104,7 @@ fn unknown_rule_code_suggests_closest() {
 #[test]
 fn unknown_selector_is_an_error_not_an_empty_selection() {
     let loader = mem(&[("p.toml", "select = [\"partition-offset-alignmnt\"]\n")]);
-    let e = resolve(&catalogue(), &["p.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["p.toml"], &loader).unwrap_err());
     assert!(e.message.contains("no rule matches"), "{e}");
     assert_eq!(e.help.as_deref(), Some("did you mean `partition-offset-alignment`?"));
 }
@@ -111,20 +117,24 @@ fn parameters_are_typed() {
         ("choice.toml", "[rules.STR002]\nworkload = \"olap\"\n"),
         ("sev.toml", "[rules.STR002]\nseverity = \"fatal\"\n"),
     ]);
-    let e = resolve(&catalogue(), &["typo.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["typo.toml"], &loader).unwrap_err());
     assert_eq!(e.help.as_deref(), Some("did you mean `alignment_bytes`?"));
-    let e = resolve(&catalogue(), &["neg.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["neg.toml"], &loader).unwrap_err());
     assert!(e.message.contains("expected bytes"), "{e}");
     assert_eq!(e.line_col(), Some((2, 19)));
-    let e = resolve(&catalogue(), &["choice.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["choice.toml"], &loader).unwrap_err());
     assert!(e.message.contains("one of \"oltp\", \"data-warehouse\""), "{e}");
-    assert!(resolve(&catalogue(), &["sev.toml"], &loader).is_err());
+    let e = only(resolve(&catalogue(), &["sev.toml"], &loader).unwrap_err());
+    assert_eq!(
+        (e.message.as_str(), e.line_col()),
+        ("severity must be \"error\", \"warning\" or \"note\"", Some((2, 12)))
+    );
 }
 
 #[test]
 fn extends_cycle_is_reported() {
     let loader = mem(&[("a.toml", "extends = [\"b.toml\"]\n"), ("b.toml", "extends = [\"a.toml\"]\n")]);
-    let e = resolve(&catalogue(), &["a.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["a.toml"], &loader).unwrap_err());
     assert!(e.message.contains("cycle"), "{e}");
     assert_eq!(e.path, "b.toml");
 }
@@ -132,7 +142,7 @@ fn extends_cycle_is_reported() {
 #[test]
 fn missing_extends_points_at_the_reference() {
     let loader = mem(&[("a.toml", "extends = [\"gone.toml\"]\n")]);
-    let e = resolve(&catalogue(), &["a.toml"], &loader).unwrap_err();
+    let e = only(resolve(&catalogue(), &["a.toml"], &loader).unwrap_err());
     assert_eq!((e.path.as_str(), e.line_col()), ("a.toml", Some((1, 12))));
 }
 
@@ -165,7 +175,7 @@ expires = "2027-01-31"
         "p.toml",
         "[[waivers]]\nrules = [\"ALN\"]\nentity = \"*\"\nreason = \"r\"\nexpires = \"31/01/2027\"\n",
     )]);
-    let e = resolve(&catalogue(), &["p.toml"], &bad).unwrap_err();
+    let e = only(resolve(&catalogue(), &["p.toml"], &bad).unwrap_err());
     assert_eq!(e.line_col().map(|p| p.0), Some(5), "{e}");
 }
 
@@ -191,7 +201,7 @@ fn plugins_are_declared_relative_to_their_pack_and_later_declarations_win() {
     assert_eq!(stack.plugins().unwrap()[0].config_json, r#"{"label":"LOG"}"#);
 
     let stack = spindle_core::pack::load_packs(&["bad.toml"], &loader).unwrap();
-    let e = stack.plugins().unwrap_err();
+    let e = only(stack.plugins().unwrap_err());
     assert!(e.message.contains("lowercase"), "{e}");
     assert_eq!(e.line_col(), Some((1, 10)));
 }

@@ -1,5 +1,5 @@
 use std::fmt;
-use std::ops::Range;
+use std::ops::{Deref, Range};
 
 use crate::load::line_col;
 
@@ -44,5 +44,90 @@ impl fmt::Display for PackError {
 }
 
 impl std::error::Error for PackError {}
+
+/// Everything found wrong with the packs of one run, so that one edit fixes them all rather than
+/// one per run. Never empty. Grouped by file, files in the order they were first read, and by
+/// position within a file; an error found twice (a pack two others extend is read twice) is kept
+/// once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackErrors(Vec<PackError>);
+
+impl PackErrors {
+    /// `None` when there is nothing wrong.
+    pub fn from_vec(errors: Vec<PackError>) -> Option<PackErrors> {
+        let mut files: Vec<&str> = vec![];
+        for e in &errors {
+            if !files.contains(&e.path.as_str()) {
+                files.push(&e.path);
+            }
+        }
+        let keys: Vec<(usize, Option<usize>)> = errors
+            .iter()
+            .map(|e| (files.iter().position(|f| *f == e.path).unwrap_or(0), e.span.as_ref().map(|s| s.start)))
+            .collect();
+        let mut keyed: Vec<((usize, Option<usize>), PackError)> = keys.into_iter().zip(errors).collect();
+        // Stable, so errors at one position keep the order they were found in.
+        keyed.sort_by_key(|(key, _)| *key);
+        let mut out: Vec<PackError> = Vec::with_capacity(keyed.len());
+        for (_, e) in keyed {
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+        (!out.is_empty()).then_some(PackErrors(out))
+    }
+
+    pub fn into_vec(self) -> Vec<PackError> {
+        self.0
+    }
+}
+
+impl Deref for PackErrors {
+    type Target = [PackError];
+
+    fn deref(&self) -> &[PackError] {
+        &self.0
+    }
+}
+
+impl From<PackError> for PackErrors {
+    fn from(e: PackError) -> Self {
+        PackErrors(vec![e])
+    }
+}
+
+impl IntoIterator for PackErrors {
+    type Item = PackError;
+    type IntoIter = std::vec::IntoIter<PackError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a PackErrors {
+    type Item = &'a PackError;
+    type IntoIter = std::slice::Iter<'a, PackError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// One error reads exactly as a [`PackError`]; several, one per line under their count.
+impl fmt::Display for PackErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let [only] = self.0.as_slice() {
+            return only.fmt(f);
+        }
+        write!(f, "{} errors in packs:", self.0.len())?;
+        for e in &self.0 {
+            write!(f, "\n{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PackErrors {}
 
 pub use crate::names::did_you_mean;

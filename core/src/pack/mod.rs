@@ -6,8 +6,9 @@
 
 mod error;
 mod file;
+mod parse;
 mod resolve;
 
-pub use error::{PackError, did_you_mean};
+pub use error::{PackError, PackErrors, did_you_mean};
 pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
 pub use resolve::{Config, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText, load_packs, resolve};

@@ -2,8 +2,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::error::{PackError, did_you_mean};
+use super::error::{PackError, PackErrors, did_you_mean};
 use super::file::PackFile;
+use super::parse::parse_pack;
 use crate::date::Date;
 use crate::declare::{Declarations, DeclaredStripe, Workload};
 use crate::engine::{ActiveRule, Waiver, selector_matches};
@@ -65,27 +66,56 @@ impl Config {
 
 /// Stacks `packs` (each a builtin name or a path) over the catalogue's defaults. For packs that
 /// may declare plugins, use [`load_packs`], load the plugins, then [`PackStack::resolve`].
+///
+/// Every error is reported: a pack that cannot be read or parsed does not stop the others from
+/// being checked against the catalogue.
 pub fn resolve(
     catalogue: &[(&str, &RuleMeta)],
     packs: &[&str],
     loader: &dyn PackLoader,
-) -> Result<Config, PackError> {
-    load_packs(packs, loader)?.resolve(catalogue)
+) -> Result<Config, PackErrors> {
+    let (stack, mut errors) = read_all(packs, loader);
+    let read = stack.read.clone();
+    let (cfg, rule_errors) = stack.apply(catalogue);
+    errors.extend(rule_errors);
+    finish(cfg, errors, &read)
 }
 
-/// Reads `packs` and everything they extend, in the order they apply.
-pub fn load_packs(packs: &[&str], loader: &dyn PackLoader) -> Result<PackStack, PackError> {
-    let mut stack = PackStack { files: vec![] };
+/// Reads `packs` and everything they extend, in the order they apply. Every pack is read, so
+/// the error lists what is wrong in all of them: missing files, `extends` cycles, syntax errors,
+/// unknown keys and mistyped values.
+pub fn load_packs(packs: &[&str], loader: &dyn PackLoader) -> Result<PackStack, PackErrors> {
+    let (stack, errors) = read_all(packs, loader);
+    let read = stack.read.clone();
+    finish(stack, errors, &read)
+}
+
+/// The packs that could be read, and what is wrong with the rest (and with parts of those).
+fn read_all(packs: &[&str], loader: &dyn PackLoader) -> (PackStack, Vec<PackError>) {
+    let mut stack = PackStack { files: vec![], read: vec![] };
+    let mut errors = vec![];
     let mut chain = vec![];
     for p in packs {
-        collect(p, None, loader, &mut chain, &mut stack.files)?;
+        collect(p, None, loader, &mut chain, &mut stack, &mut errors);
     }
-    Ok(stack)
+    (stack, errors)
+}
+
+/// `errors` grouped by file in the order the files were read (`read`), which is the order a
+/// person named them in, rather than in the order the checks found them.
+fn finish<T>(value: T, mut errors: Vec<PackError>, read: &[String]) -> Result<T, PackErrors> {
+    errors.sort_by_key(|e| read.iter().position(|p| *p == e.path).unwrap_or(read.len()));
+    match PackErrors::from_vec(errors) {
+        None => Ok(value),
+        Some(errors) => Err(errors),
+    }
 }
 
 /// Pack files in the order they apply: each one's `extends` first, then itself.
 pub struct PackStack {
     files: Vec<(SourceText, PackFile)>,
+    /// Every pack read or tried, in that order: errors are listed by file in this order.
+    read: Vec<String>,
 }
 
 /// A plugin a pack declares (`[plugins.NAME]`), as the host needs it to load the plugin.
@@ -119,13 +149,14 @@ impl PluginDecl {
 
 impl PackStack {
     /// The plugins the packs declare, by name; a later pack's declaration replaces an earlier.
-    pub fn plugins(&self) -> Result<Vec<PluginDecl>, PackError> {
+    pub fn plugins(&self) -> Result<Vec<PluginDecl>, PackErrors> {
         let mut out: Vec<PluginDecl> = vec![];
+        let mut errors = vec![];
         for (src, pack) in &self.files {
             for (name, entry) in &pack.plugins {
                 let n = name.get_ref();
                 if !crate::names::is_kebab(n) {
-                    return Err(PackError::new(
+                    errors.push(PackError::new(
                         &src.path,
                         &src.text,
                         Some(name.span()),
@@ -133,15 +164,20 @@ impl PackStack {
                             "plugin name `{n}`: use lowercase letters, digits and `-` (it prefixes rule codes)"
                         ),
                     ));
+                    continue;
                 }
-                let config_json = serde_json::to_string(&entry.config).map_err(|e| {
-                    PackError::new(
-                        &src.path,
-                        &src.text,
-                        Some(name.span()),
-                        format!("plugin {n}: config: {e}"),
-                    )
-                })?;
+                let config_json = match serde_json::to_string(&entry.config) {
+                    Ok(json) => json,
+                    Err(e) => {
+                        errors.push(PackError::new(
+                            &src.path,
+                            &src.text,
+                            Some(name.span()),
+                            format!("plugin {n}: config: {e}"),
+                        ));
+                        continue;
+                    }
+                };
                 let decl = PluginDecl {
                     name: n.clone(),
                     pack: src.clone(),
@@ -162,11 +198,17 @@ impl PackStack {
                 }
             }
         }
-        Ok(out)
+        finish(out, errors, &self.read)
     }
 
-    /// Applies the stack over the catalogue's defaults.
-    pub fn resolve(self, catalogue: &[(&str, &RuleMeta)]) -> Result<Config, PackError> {
+    /// Applies the stack over the catalogue's defaults, checking every pack of it.
+    pub fn resolve(self, catalogue: &[(&str, &RuleMeta)]) -> Result<Config, PackErrors> {
+        let read = self.read.clone();
+        let (cfg, errors) = self.apply(catalogue);
+        finish(cfg, errors, &read)
+    }
+
+    fn apply(self, catalogue: &[(&str, &RuleMeta)]) -> (Config, Vec<PackError>) {
         let mut cfg = Config {
             rules: catalogue
                 .iter()
@@ -179,12 +221,13 @@ impl PackStack {
                 .collect(),
             ..Default::default()
         };
-        let mut r = Resolver { catalogue, cfg: &mut cfg };
+        let mut r = Resolver { catalogue, cfg: &mut cfg, errors: vec![] };
         for (src, pack) in self.files {
-            r.apply_pack(&src, pack)?;
+            r.apply_pack(&src, pack);
             r.cfg.packs.push(src.path);
         }
-        Ok(cfg)
+        let errors = r.errors;
+        (cfg, errors)
     }
 }
 
@@ -201,70 +244,88 @@ fn relative_to(pack_path: &str, path: &str) -> String {
     }
 }
 
+/// Reads `reference` and what it extends into `out`, each pack after the packs it extends. A pack
+/// that cannot be read or parsed is left out and its error kept; the others are still read.
 fn collect(
     reference: &str,
     from: Option<(&SourceText, Range<usize>)>,
     loader: &dyn PackLoader,
     chain: &mut Vec<String>,
-    out: &mut Vec<(SourceText, PackFile)>,
-) -> Result<(), PackError> {
-    let src =
-        loader.load(reference, from.as_ref().map(|(s, _)| s.path.as_str())).map_err(|e| match &from {
-            Some((s, span)) => PackError::new(&s.path, &s.text, Some(span.clone()), e),
-            None => PackError::new(reference, "", None, e),
-        })?;
+    out: &mut PackStack,
+    errors: &mut Vec<PackError>,
+) {
+    let src = match loader.load(reference, from.as_ref().map(|(s, _)| s.path.as_str())) {
+        Ok(src) => src,
+        Err(e) => {
+            errors.push(match &from {
+                Some((s, span)) => PackError::new(&s.path, &s.text, Some(span.clone()), e),
+                None => {
+                    out.read.push(reference.to_string());
+                    PackError::new(reference, "", None, e)
+                }
+            });
+            return;
+        }
+    };
+    if !out.read.contains(&src.path) {
+        out.read.push(src.path.clone());
+    }
     if chain.contains(&src.path) {
         let (s, span) = from.expect("a cycle needs an including pack");
-        return Err(PackError::new(
+        errors.push(PackError::new(
             &s.path,
             &s.text,
             Some(span),
             format!("`extends` cycle: {} → {}", chain.join(" → "), src.path),
         ));
+        return;
     }
-    let pack: PackFile = toml::from_str(&src.text).map_err(|e| toml_error(&src, &e))?;
+    let (pack, parse_errors) = parse_pack(&src);
+    errors.extend(parse_errors);
+    let Some(pack) = pack else { return };
     chain.push(src.path.clone());
     for ext in &pack.extends {
-        collect(ext.get_ref(), Some((&src, ext.span())), loader, chain, out)?;
+        collect(ext.get_ref(), Some((&src, ext.span())), loader, chain, out, errors);
     }
     chain.pop();
-    out.push((src, pack));
-    Ok(())
+    out.files.push((src, pack));
 }
 
+/// Applies packs one after another, keeping every error and going on, so that one run reports
+/// all of a pack's mistakes.
 struct Resolver<'a> {
     catalogue: &'a [(&'a str, &'a RuleMeta)],
     cfg: &'a mut Config,
+    errors: Vec<PackError>,
 }
 
 impl Resolver<'_> {
-    fn err(&self, src: &SourceText, span: Range<usize>, msg: impl Into<String>) -> PackError {
-        PackError::new(&src.path, &src.text, Some(span), msg)
+    fn err(&mut self, src: &SourceText, span: Range<usize>, msg: impl Into<String>, help: Option<String>) {
+        self.errors.push(PackError::new(&src.path, &src.text, Some(span), msg).with_help(help));
     }
 
     /// Checks a selector matches at least one rule; a typo should not silently select nothing.
-    fn check_selector(&self, src: &SourceText, sel: &Spanned<String>) -> Result<(), PackError> {
+    fn check_selector(&mut self, src: &SourceText, sel: &Spanned<String>) {
         let s = sel.get_ref();
         if self.catalogue.iter().any(|(code, meta)| selector_matches(s, code, meta.name)) {
-            return Ok(());
+            return;
         }
         let names = self.catalogue.iter().flat_map(|(c, m)| [*c, m.name]);
-        Err(self
-            .err(src, sel.span(), format!("no rule matches `{s}` (a code, code prefix or rule name)"))
-            .with_help(did_you_mean(s, names)))
+        let help = did_you_mean(s, names);
+        self.err(src, sel.span(), format!("no rule matches `{s}` (a code, code prefix or rule name)"), help);
     }
 
-    fn apply_pack(&mut self, src: &SourceText, pack: PackFile) -> Result<(), PackError> {
+    fn apply_pack(&mut self, src: &SourceText, pack: PackFile) {
         if let Some(select) = &pack.select {
             for sel in select {
-                self.check_selector(src, sel)?;
+                self.check_selector(src, sel);
             }
             for (setting, (code, meta)) in self.cfg.rules.iter_mut().zip(self.catalogue) {
                 setting.enabled = select.iter().any(|s| selector_matches(s.get_ref(), code, meta.name));
             }
         }
         for sel in &pack.ignore {
-            self.check_selector(src, sel)?;
+            self.check_selector(src, sel);
             for (setting, (code, meta)) in self.cfg.rules.iter_mut().zip(self.catalogue) {
                 if selector_matches(sel.get_ref(), code, meta.name) {
                     setting.enabled = false;
@@ -272,68 +333,49 @@ impl Resolver<'_> {
             }
         }
         for (key, table) in &pack.rules {
-            let Some(i) =
-                self.catalogue.iter().position(|(c, m)| *c == key.get_ref() || m.name == key.get_ref())
-            else {
+            let rule =
+                self.catalogue.iter().position(|(c, m)| *c == key.get_ref() || m.name == key.get_ref());
+            if rule.is_none() {
                 let names = self.catalogue.iter().flat_map(|(c, m)| [*c, m.name]);
-                return Err(self
-                    .err(src, key.span(), format!("unknown rule `{}` in [rules]", key.get_ref()))
-                    .with_help(did_you_mean(key.get_ref(), names)));
-            };
-            let meta = self.catalogue[i].1;
+                let help = did_you_mean(key.get_ref(), names);
+                self.err(src, key.span(), format!("unknown rule `{}` in [rules]", key.get_ref()), help);
+            }
             for (name, value) in table {
+                // A severity reads the same for every rule, so it is checked under an unknown one too.
                 if name.get_ref() == "severity" {
-                    let sev = value.get_ref().as_str().and_then(Severity::parse).ok_or_else(|| {
-                        self.err(src, value.span(), "severity must be \"error\", \"warning\" or \"note\"")
-                    })?;
-                    self.cfg.rules[i].severity = sev;
+                    match value.get_ref().as_str().and_then(Severity::parse) {
+                        Some(sev) => {
+                            if let Some(i) = rule {
+                                self.cfg.rules[i].severity = sev;
+                            }
+                        }
+                        None => self.err(
+                            src,
+                            value.span(),
+                            "severity must be \"error\", \"warning\" or \"note\"",
+                            None,
+                        ),
+                    }
                     continue;
                 }
-                let Some(spec) = meta.params.iter().find(|p| p.name == name.get_ref()) else {
-                    let names = meta.params.iter().map(|p| p.name).chain(["severity"]);
-                    let known: Vec<&str> = meta.params.iter().map(|p| p.name).collect();
-                    let help = did_you_mean(name.get_ref(), names).or_else(|| {
-                        Some(if known.is_empty() {
-                            format!("{} has no parameters; only `severity` can be set", meta.code)
-                        } else {
-                            format!("{} takes: severity, {}", meta.code, known.join(", "))
-                        })
-                    });
-                    return Err(self
-                        .err(
-                            src,
-                            name.span(),
-                            format!("unknown parameter `{}` for {}", name.get_ref(), meta.code),
-                        )
-                        .with_help(help));
-                };
-                let v = match value.get_ref() {
-                    toml::Value::Integer(n) => ParamValue::Num(*n as f64),
-                    toml::Value::Float(f) => ParamValue::Num(*f),
-                    toml::Value::String(s) => ParamValue::Text(s.clone()),
-                    other => ParamValue::Text(other.to_string()),
-                };
-                spec.kind
-                    .validate(&v)
-                    .map_err(|e| self.err(src, value.span(), format!("{}.{}: {e}", meta.code, spec.name)))?;
-                self.cfg.rules[i].params.set(spec.name, v);
+                let Some(i) = rule else { continue };
+                self.apply_param(src, i, name, value);
             }
         }
         if let Some(declare) = pack.declare {
             if let Some(w) = declare.workload {
-                let wl = Workload::parse(w.get_ref()).ok_or_else(|| {
-                    self.err(src, w.span(), "workload must be \"oltp\" or \"data-warehouse\"")
-                        .with_help(did_you_mean(w.get_ref(), ["oltp", "data-warehouse"]))
-                })?;
-                self.cfg.declarations.workload = Some((wl, src.path.clone()));
+                match Workload::parse(w.get_ref()) {
+                    Some(wl) => self.cfg.declarations.workload = Some((wl, src.path.clone())),
+                    None => {
+                        let help = did_you_mean(w.get_ref(), ["oltp", "data-warehouse"]);
+                        self.err(src, w.span(), "workload must be \"oltp\" or \"data-warehouse\"", help);
+                    }
+                }
             }
             for s in declare.stripe_unit {
                 if *s.stripe_unit_bytes.get_ref() == 0 {
-                    return Err(self.err(
-                        src,
-                        s.stripe_unit_bytes.span(),
-                        "stripe_unit_bytes must be positive",
-                    ));
+                    self.err(src, s.stripe_unit_bytes.span(), "stripe_unit_bytes must be positive", None);
+                    continue;
                 }
                 self.cfg.declarations.stripes.push(DeclaredStripe {
                     entity: Glob::new(s.entity),
@@ -345,16 +387,17 @@ impl Resolver<'_> {
         }
         for w in pack.waivers {
             for sel in &w.rules {
-                self.check_selector(src, sel)?;
+                self.check_selector(src, sel);
             }
             let expires = match &w.expires {
-                Some(e) => Some(Date::parse(e.get_ref()).ok_or_else(|| {
-                    self.err(
-                        src,
-                        e.span(),
-                        format!("expires must be a date as YYYY-MM-DD, found `{}`", e.get_ref()),
-                    )
-                })?),
+                Some(e) => match Date::parse(e.get_ref()) {
+                    Some(d) => Some(d),
+                    None => {
+                        let msg = format!("expires must be a date as YYYY-MM-DD, found `{}`", e.get_ref());
+                        self.err(src, e.span(), msg, None);
+                        continue;
+                    }
+                },
                 None => None,
             };
             self.cfg.waivers.push(Waiver {
@@ -365,21 +408,40 @@ impl Resolver<'_> {
                 source: src.path.clone(),
             });
         }
-        Ok(())
     }
-}
 
-/// A TOML or shape error, with a "did you mean" for a misspelt key.
-fn toml_error(src: &SourceText, e: &toml::de::Error) -> PackError {
-    let msg = e.message().trim().to_string();
-    let help = unknown_field_hint(&msg);
-    PackError::new(&src.path, &src.text, e.span(), msg).with_help(help)
-}
-
-/// Reads serde's "unknown field `x`, expected one of `a`, `b`" and suggests the closest.
-fn unknown_field_hint(msg: &str) -> Option<String> {
-    let rest = msg.strip_prefix("unknown field `")?;
-    let (given, rest) = rest.split_once('`')?;
-    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-    did_you_mean(given, expected.iter().copied())
+    /// Sets parameter `name` of the catalogue's rule `i`, or says why it cannot be.
+    fn apply_param(
+        &mut self,
+        src: &SourceText,
+        i: usize,
+        name: &Spanned<String>,
+        value: &Spanned<toml::Value>,
+    ) {
+        let meta = self.catalogue[i].1;
+        let Some(spec) = meta.params.iter().find(|p| p.name == name.get_ref()) else {
+            let names = meta.params.iter().map(|p| p.name).chain(["severity"]);
+            let known: Vec<&str> = meta.params.iter().map(|p| p.name).collect();
+            let help = did_you_mean(name.get_ref(), names).or_else(|| {
+                Some(if known.is_empty() {
+                    format!("{} has no parameters; only `severity` can be set", meta.code)
+                } else {
+                    format!("{} takes: severity, {}", meta.code, known.join(", "))
+                })
+            });
+            let msg = format!("unknown parameter `{}` for {}", name.get_ref(), meta.code);
+            self.err(src, name.span(), msg, help);
+            return;
+        };
+        let v = match value.get_ref() {
+            toml::Value::Integer(n) => ParamValue::Num(*n as f64),
+            toml::Value::Float(f) => ParamValue::Num(*f),
+            toml::Value::String(s) => ParamValue::Text(s.clone()),
+            other => ParamValue::Text(other.to_string()),
+        };
+        match spec.kind.validate(&v) {
+            Ok(()) => self.cfg.rules[i].params.set(spec.name, v),
+            Err(e) => self.err(src, value.span(), format!("{}.{}: {e}", meta.code, spec.name), None),
+        }
+    }
 }
