@@ -153,12 +153,29 @@ pub fn security_warnings(opts: &Options) -> Option<&'static str> {
     }
 }
 
+/// An environment variable's value. A "name" that is no variable's name is most likely the
+/// secret itself, typed in the wrong place: refused without being repeated.
 fn env_secret(var: &str) -> Result<Option<String>, String> {
+    if !is_env_name(var) {
+        return Err(
+            "--password-env and --access-token-env name an environment variable; the value given is \
+                    not a variable's name (not shown: it may be the secret itself)"
+                .into(),
+        );
+    }
     match std::env::var(var) {
         Ok(v) if !v.is_empty() => Ok(Some(v)),
         Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => Err(format!("{var} is not valid Unicode")),
     }
+}
+
+/// An environment variable's name, as `--password-env`, `password_env` and `access_token_env`
+/// take: letters, digits and `_`, not starting with a digit.
+pub fn is_env_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && s.len() <= 128
 }
 
 /// `500ms`, `15s`, `2m`, `1h`; a bare number is seconds.
@@ -184,6 +201,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn item03_a_password_given_as_a_variable_name_is_not_repeated() {
+        let o = ConnectOptions {
+            user: Some("spindle".into()),
+            password_env: "hunter2!secret".into(),
+            ..ConnectOptions::default()
+        };
+        let e = o.options(&ServerOverrides::default(), &mut Prompted::default()).unwrap_err();
+        assert!(!e.contains("hunter2"), "{e}");
+        assert!(e.contains("--password-env"), "{e}");
+    }
 
     #[test]
     fn durations() {

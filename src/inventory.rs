@@ -18,7 +18,7 @@ use serde::de::IgnoredAny;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
-use crate::connect::{Encrypt, ServerOverrides};
+use crate::connect::{Encrypt, ServerOverrides, is_env_name};
 use crate::errors::UserError;
 use spindle_collectors::sql::target::Target;
 
@@ -77,19 +77,38 @@ pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
     let shown = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let root = DeTable::parse(&text).ok();
+    // What may be a secret is never shown, in a snippet or a message: CI logs keep both.
+    let secrets: Vec<Range<usize>> = root.as_ref().map(|r| secret_spans(r.get_ref())).unwrap_or_default();
+    let masked = mask(&text, &secrets);
     let at = |span: Range<usize>, message: String, help: Option<String>| {
         let (line, col) = spindle_core::load::line_col(&text, span.start);
         let error = UserError {
             message: format!("{shown}:{line}:{col}: {message}"),
-            src: Some(NamedSource::new(shown.clone(), text.clone())),
+            src: Some(NamedSource::new(shown.clone(), masked.clone())),
             span: Some(SourceSpan::from(span.start..span.end.max(span.start + 1).min(text.len().max(1)))),
             help,
             related: vec![],
         };
         (span.start, error)
     };
-    let serde_error = |e: toml::de::Error| at(e.span().unwrap_or(0..0), e.message().to_string(), None);
-    let root = DeTable::parse(&text).map_err(|e| serde_error(e).1)?;
+    // serde words a bad value by quoting it: not when the value may be a secret.
+    let serde_error = |e: toml::de::Error| {
+        let span = e.span().unwrap_or(0..0);
+        let in_secret = secrets.iter().any(|s| s.start <= span.start && span.start < s.end.max(s.start + 1));
+        let message = if in_secret {
+            "this value is not valid here (it is not shown: it may be a secret)".to_string()
+        } else {
+            e.message().to_string()
+        };
+        at(span, message, None)
+    };
+    let Some(root) = root else {
+        return Err(DeTable::parse(&text)
+            .map_err(|e| serde_error(e).1)
+            .err()
+            .unwrap_or_else(|| UserError::plain(format!("{shown}: not TOML"))));
+    };
     let root_span = root.span();
 
     let mut errors = vec![];
@@ -107,6 +126,13 @@ pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
                                 "name an environment variable instead: password_env = \"SQL01_PASSWORD\""
                                     .into(),
                             ),
+                        ));
+                    }
+                    for (key, span) in misplaced_secrets(&item) {
+                        errors.push(at(
+                            span,
+                            format!("{key} names an environment variable; this value is not one (not shown: it may be a secret)"),
+                            Some(format!("{key} = \"SQL01_PASSWORD\", with the password in that variable")),
                         ));
                     }
                     match Entry::deserialize(ValueDeserializer::from(item)) {
@@ -180,6 +206,76 @@ fn password_span(entry: &Spanned<DeValue<'_>>) -> Option<Range<usize>> {
     }
 }
 
+/// Keys whose value may be a secret: `password` and its misspellings, tokens, secrets.
+fn may_hold_secret(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    !k.ends_with("_env")
+        && ["pass", "pasw", "pw", "secret", "token", "credential"].iter().any(|w| k.contains(w))
+}
+
+/// `password_env` or `access_token_env` holding what is not a variable's name: most likely the
+/// secret itself, pasted in the wrong place.
+fn misplaced_secrets(entry: &Spanned<DeValue<'_>>) -> Vec<(&'static str, Range<usize>)> {
+    let DeValue::Table(table) = entry.get_ref() else { return vec![] };
+    ["password_env", "access_token_env"]
+        .into_iter()
+        .filter_map(|key| {
+            let v = table.get(key)?;
+            match v.get_ref() {
+                DeValue::String(s) if is_env_name(s) => None,
+                _ => Some((key, v.span())),
+            }
+        })
+        .collect()
+}
+
+/// The spans of every value in the `[[server]]` entries that may be a secret: under a key that
+/// may hold one, or a `*_env` key whose value is no variable's name.
+fn secret_spans(root: &DeTable<'_>) -> Vec<Range<usize>> {
+    let mut out = vec![];
+    let mut visit = |table: &DeTable<'_>| {
+        for (key, value) in table.iter() {
+            let secret = may_hold_secret(key.get_ref())
+                || (key.get_ref().ends_with("_env")
+                    && !matches!(value.get_ref(), DeValue::String(s) if is_env_name(s)));
+            if secret {
+                out.push(value.span());
+            }
+        }
+    };
+    visit(root);
+    for (_, value) in root.iter() {
+        match value.get_ref() {
+            DeValue::Array(items) => {
+                for item in items {
+                    if let DeValue::Table(t) = item.get_ref() {
+                        visit(t);
+                    }
+                }
+            }
+            DeValue::Table(t) => visit(t),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `text` with the bytes of each span turned into `*` (quotes kept), so the snippet keeps every
+/// other position and shows no secret.
+fn mask(text: &str, spans: &[Range<usize>]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for span in spans {
+        let end = span.end.min(bytes.len());
+        for b in &mut bytes[span.start.min(end)..end] {
+            if !matches!(*b, b'"' | b'\'' | b'\n') {
+                *b = b'*';
+            }
+        }
+    }
+    // Whole UTF-8 sequences were replaced byte by byte, so the text is still UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// A pack named by path is relative to the inventory; a builtin name stays a name.
 fn resolve_pack(base: &Path, pack: String) -> String {
     if pack.ends_with(".toml") && Path::new(&pack).is_relative() {
@@ -231,6 +327,28 @@ mod tests {
         assert!(e.message.contains(":2:8:") && e.message.contains("port"), "{}", e.message);
         let e = load_str("[[server]]\nname = \"a\"\n[[server]]\nname = \"A\"\n").unwrap_err();
         assert!(e.message.contains(":4:8: server A is listed twice"), "{}", e.message);
+    }
+
+    /// Issue 11, item 3: a password in the file, misspelled or pasted into `password_env`, is
+    /// refused without being printed, in the message or the snippet.
+    #[test]
+    fn item03_a_password_in_the_inventory_is_never_echoed() {
+        for (text, key) in [
+            ("[[server]]\nname = \"sql01\"\npassword = \"hunter2-secret\"\n", "password"),
+            ("[[server]]\nname = \"sql01\"\npasword = \"hunter2-secret\"\n", "pasword"),
+            ("[[server]]\nname = \"sql01\"\npassword_env = \"hunter2-secret!\"\n", "password_env"),
+            ("[[server]]\nname = \"sql01\"\naccess_token_env = \"ey.hunter2-secret\"\n", "access_token_env"),
+            ("[[server]]\nname = \"sql01\"\npassword = 12345678\n", "password"),
+            ("[[server]]\nname = \"sql01\"\nuser_token = [\"hunter2-secret\"]\n", "user_token"),
+        ] {
+            let e = load_str(text).unwrap_err();
+            let shown = render(&e);
+            assert!(!shown.contains("hunter2") && !shown.contains("12345678"), "{key}: {shown}");
+            assert!(shown.contains(key), "{key} is named: {shown}");
+            assert!(shown.contains("servers.toml:3:"), "{key} at its line: {shown}");
+        }
+        // An ordinary variable name is kept as is.
+        assert!(load_str("[[server]]\nname = \"sql01\"\npassword_env = \"SQL01_PW\"\n").is_ok());
     }
 
     /// What the terminal shows, without colour.

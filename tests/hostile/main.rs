@@ -5,5 +5,6 @@
 
 mod files;
 mod plugins;
+mod secrets;
 mod servers;
 mod text;
