@@ -1,62 +1,13 @@
 //! Rule-pack resolution: stacking, selection, parameters, declarations, waivers, and errors that
 //! name the file and position with a "did you mean".
 
-use std::collections::HashMap;
-
-use spindle_core::declare_rule;
-use spindle_core::pack::{PackError, PackErrors, PackLoader, SourceText, resolve};
+use spindle_core::pack::{PackError, PackErrors, resolve};
 use spindle_core::params::ParamValue;
-use spindle_core::rule::{Ctx, RuleMeta};
 use spindle_core::{Severity, declare::Workload};
 
-fn nothing<P>(_: &mut Ctx<'_, P>) {}
+mod common;
 
-declare_rule! {
-    /// ## What it checks
-    /// Test.
-    static OFFSET = {
-        code: "ALN001",
-        name: "partition-offset-alignment",
-        severity: Error,
-        summary: "test",
-        needs: [],
-        params: OffsetParams { alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "boundary" } },
-        check: nothing,
-    }
-}
-
-declare_rule! {
-    /// ## What it checks
-    /// Test.
-    static INTERLEAVE = {
-        code: "STR002",
-        name: "interleave-for-workload",
-        severity: Warning,
-        summary: "test",
-        needs: [],
-        params: InterleaveParams { workload: { kind: Choice(Workload), default: Text("oltp"), doc: "workload" } },
-        check: nothing,
-    }
-}
-
-fn catalogue() -> Vec<(&'static str, &'static RuleMeta)> {
-    vec![("ALN001", &OFFSET.meta), ("STR002", &INTERLEAVE.meta)]
-}
-
-struct Mem(HashMap<&'static str, &'static str>);
-
-impl PackLoader for Mem {
-    fn load(&self, reference: &str, _from: Option<&str>) -> Result<SourceText, String> {
-        self.0
-            .get(reference)
-            .map(|t| SourceText { path: reference.to_string(), text: t.to_string() })
-            .ok_or_else(|| format!("no pack `{reference}`"))
-    }
-}
-
-fn mem(files: &[(&'static str, &'static str)]) -> Mem {
-    Mem(files.iter().copied().collect())
-}
+use common::{catalogue, mem};
 
 /// The one error of a pack with one mistake: a single mistake is reported once, as it always was.
 fn only(e: PackErrors) -> PackError {

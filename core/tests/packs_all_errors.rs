@@ -1,61 +1,11 @@
 //! Pack errors come all at once: every mistake in a pack, and in every pack of a run, each with
 //! its own file, line and column and "did you mean", so one edit fixes them all.
 
-use std::collections::HashMap;
+use spindle_core::pack::{PackErrors, PackFile, load_packs, resolve};
 
-use spindle_core::declare::Workload;
-use spindle_core::declare_rule;
-use spindle_core::pack::{PackErrors, PackFile, PackLoader, SourceText, load_packs, resolve};
-use spindle_core::rule::{Ctx, RuleMeta};
+mod common;
 
-fn nothing<P>(_: &mut Ctx<'_, P>) {}
-
-declare_rule! {
-    /// ## What it checks
-    /// Test.
-    static OFFSET = {
-        code: "ALN001",
-        name: "partition-offset-alignment",
-        severity: Error,
-        summary: "test",
-        needs: [],
-        params: OffsetParams { alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "boundary" } },
-        check: nothing,
-    }
-}
-
-declare_rule! {
-    /// ## What it checks
-    /// Test.
-    static INTERLEAVE = {
-        code: "STR002",
-        name: "interleave-for-workload",
-        severity: Warning,
-        summary: "test",
-        needs: [],
-        params: InterleaveParams { workload: { kind: Choice(Workload), default: Text("oltp"), doc: "workload" } },
-        check: nothing,
-    }
-}
-
-fn catalogue() -> Vec<(&'static str, &'static RuleMeta)> {
-    vec![("ALN001", &OFFSET.meta), ("STR002", &INTERLEAVE.meta)]
-}
-
-struct Mem(HashMap<&'static str, &'static str>);
-
-impl PackLoader for Mem {
-    fn load(&self, reference: &str, _from: Option<&str>) -> Result<SourceText, String> {
-        self.0
-            .get(reference)
-            .map(|t| SourceText { path: reference.to_string(), text: t.to_string() })
-            .ok_or_else(|| format!("no pack `{reference}`"))
-    }
-}
-
-fn mem(files: &[(&'static str, &'static str)]) -> Mem {
-    Mem(files.iter().copied().collect())
-}
+use common::{catalogue, mem};
 
 /// Each error as `path:line:col: message (help)`, the way it reads to a person.
 fn lines(e: &PackErrors) -> Vec<String> {
@@ -236,7 +186,7 @@ fn a_single_shape_mistake_is_serdes_own_error() {
     ];
     for text in packs {
         let whole = toml::from_str::<PackFile>(text).unwrap_err();
-        let loader = Mem([("p.toml", text)].into_iter().collect());
+        let loader = mem(&[("p.toml", text)]);
         let e = load_packs(&["p.toml"], &loader).err().unwrap_or_else(|| panic!("{text}"));
         assert_eq!(e.len(), 1, "{text}: {e}");
         assert_eq!(
