@@ -10,7 +10,7 @@ use std::path::Path;
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, check_host};
 use spindle_core::facts::Snapshot;
-use spindle_core::load::parse_snapshot;
+use spindle_core::load::{oversized, parse_snapshot};
 use spindle_core::pack::{Config, load_packs};
 use spindle_core::rule::{Rule, RuleMeta};
 use spindle_core::view::{Document, HostView};
@@ -178,6 +178,14 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
             let job = &jobs[i];
             match outcome {
                 Ok(snapshot) => {
+                    // What a snapshot file would be refused for (a name of megabytes) is that
+                    // server's failure, not the run's.
+                    if let Some(o) = oversized(&snapshot) {
+                        let message = format!("its facts are refused: {o}");
+                        writer.collection_error(&job.label, &message).map_err(report_io)?;
+                        summary.collection_errors += 1;
+                        return Ok(());
+                    }
                     let mut docs = vec![live_document(
                         &snapshot,
                         &job.target.file_stem(),

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use spindle_collectors::host;
 use spindle_collectors::sql::target::Target;
+use spindle_core::untrusted;
 
 use crate::connect::{ConnectOptions, security_warnings};
 use crate::errors::UserError;
@@ -49,7 +50,8 @@ fn save(snapshot: &spindle_core::facts::Snapshot, output: Option<&Path>) -> Resu
         None => print!("{text}"),
     }
     for n in snapshot.collectors.iter().flat_map(|c| &c.not_collected) {
-        eprintln!("not collected: {}: {}", n.fact, n.reason);
+        // The reason may quote a device's or a server's own words.
+        eprintln!("not collected: {}: {}", untrusted::name(&n.fact), untrusted::message(&n.reason));
     }
     Ok(())
 }

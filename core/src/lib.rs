@@ -25,6 +25,7 @@ pub mod schema;
 pub mod source;
 mod tolerant;
 pub mod units;
+pub mod untrusted;
 pub mod view;
 
 pub use finding::{Finding, NotEvaluated, Severity};

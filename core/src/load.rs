@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::facts::{SCHEMA_VERSION, Snapshot};
+use crate::facts::{Backing, SCHEMA_VERSION, Snapshot};
 use crate::locate::locate;
 use crate::names::did_you_mean;
 use crate::tolerant::{self, Unknown};
@@ -114,6 +114,11 @@ fn accept(
     if snapshot.schema_version != SCHEMA_VERSION {
         return Err(version_error(path, &text, snapshot.schema_version));
     }
+    if let Some(o) = oversized(&snapshot) {
+        let (line, column) =
+            locate(&text, &o.pointer).map_or((0, 0), |span| line_col(&text, span.value.start));
+        return Err(LoadError { path: path.to_string(), line, column, message: o.to_string(), help: None });
+    }
     Ok(Tolerated { document: Document { path: path.to_string(), text, snapshot }, ignored })
 }
 
@@ -140,6 +145,146 @@ fn unknown_field_error(
         column,
         message,
         help: did_you_mean(&u.key, u.fields.iter().copied()),
+    }
+}
+
+/// The longest name, id, path, label or version a snapshot may hold, in bytes. Names are
+/// echoed in every key, label and location of a host's entities: a host name of 10 MB made a
+/// report of 990 MB. No real name comes near (a Windows path is at most 32,767 UTF-16 units, but
+/// SQL Server's `physical_name` is `nvarchar(260)`).
+pub const NAME_MAX_BYTES: usize = 4 * 1024;
+/// The longest free text a snapshot may hold (why a fact was not collected), in bytes.
+pub const TEXT_MAX_BYTES: usize = 64 * 1024;
+
+/// A string of a snapshot longer than its bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Oversized {
+    /// Where it is: `/host/name`.
+    pub pointer: String,
+    pub bytes: usize,
+    pub max: usize,
+}
+
+impl fmt::Display for Oversized {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is {} bytes long, more than the {} bytes a snapshot may hold there",
+            self.pointer,
+            crate::units::thousands(self.bytes as u64),
+            crate::units::thousands(self.max as u64)
+        )
+    }
+}
+
+/// The first string of `snapshot` longer than [`NAME_MAX_BYTES`] (or [`TEXT_MAX_BYTES`] for a
+/// reason), section by section: refused where facts are read, from files and servers alike, so
+/// nothing downstream echoes it.
+pub fn oversized(snapshot: &Snapshot) -> Option<Oversized> {
+    // The pointer is formatted only for the string refused: most snapshots have none.
+    macro_rules! check {
+        ($s:expr, $max:expr, $($pointer:tt)+) => {
+            if let Some(s) = $s
+                && s.len() > $max
+            {
+                return Some(Oversized { pointer: format!($($pointer)+), bytes: s.len(), max: $max });
+            }
+        };
+    }
+    const NAME: usize = NAME_MAX_BYTES;
+    let sn = snapshot;
+    check!(sn.collected_at.as_deref(), NAME, "/collected_at");
+    check!(Some(&sn.host.name), NAME, "/host/name");
+    check!(sn.host.os_version.as_deref(), NAME, "/host/os_version");
+    for (i, c) in sn.collectors.iter().enumerate() {
+        check!(Some(&c.name), NAME, "/collectors/{i}/name");
+        check!(c.version.as_deref(), NAME, "/collectors/{i}/version");
+        for (j, n) in c.not_collected.iter().enumerate() {
+            check!(Some(&n.fact), NAME, "/collectors/{i}/not_collected/{j}/fact");
+            check!(Some(&n.reason), TEXT_MAX_BYTES, "/collectors/{i}/not_collected/{j}/reason");
+        }
+    }
+    for (i, d) in sn.disks.iter().flatten().enumerate() {
+        check!(Some(&d.id), NAME, "/disks/{i}/id");
+        check!(d.model.as_deref(), NAME, "/disks/{i}/model");
+        check!(d.bus.as_deref(), NAME, "/disks/{i}/bus");
+        if let Some((rest, bytes)) = oversized_backing(d.backed_by.as_ref()) {
+            return Some(Oversized { pointer: format!("/disks/{i}/backed_by{rest}"), bytes, max: NAME });
+        }
+    }
+    for (i, p) in sn.partitions.iter().flatten().enumerate() {
+        check!(Some(&p.id), NAME, "/partitions/{i}/id");
+        check!(Some(&p.disk_id), NAME, "/partitions/{i}/disk_id");
+    }
+    for (i, v) in sn.volumes.iter().flatten().enumerate() {
+        check!(Some(&v.id), NAME, "/volumes/{i}/id");
+        for (j, m) in v.mount_points.iter().enumerate() {
+            check!(Some(m), NAME, "/volumes/{i}/mount_points/{j}");
+        }
+        check!(v.label.as_deref(), NAME, "/volumes/{i}/label");
+        check!(v.filesystem.as_deref(), NAME, "/volumes/{i}/filesystem");
+        for (j, o) in v.mount_options.iter().flatten().enumerate() {
+            check!(Some(o), NAME, "/volumes/{i}/mount_options/{j}");
+        }
+        if let Some((rest, bytes)) = oversized_backing(v.backed_by.as_ref()) {
+            return Some(Oversized { pointer: format!("/volumes/{i}/backed_by{rest}"), bytes, max: NAME });
+        }
+    }
+    for (i, p) in sn.storage_pools.iter().flatten().enumerate() {
+        check!(Some(&p.id), NAME, "/storage_pools/{i}/id");
+        check!(p.name.as_deref(), NAME, "/storage_pools/{i}/name");
+        for (j, d) in p.physical_disk_ids.iter().flatten().enumerate() {
+            check!(Some(d), NAME, "/storage_pools/{i}/physical_disk_ids/{j}");
+        }
+    }
+    for (i, v) in sn.virtual_disks.iter().flatten().enumerate() {
+        check!(Some(&v.id), NAME, "/virtual_disks/{i}/id");
+        check!(v.name.as_deref(), NAME, "/virtual_disks/{i}/name");
+        check!(Some(&v.pool_id), NAME, "/virtual_disks/{i}/pool_id");
+        check!(v.resiliency.as_deref(), NAME, "/virtual_disks/{i}/resiliency");
+    }
+    for (i, r) in sn.raid_sets.iter().flatten().enumerate() {
+        check!(Some(&r.id), NAME, "/raid_sets/{i}/id");
+        check!(r.level.as_deref(), NAME, "/raid_sets/{i}/level");
+        for (j, m) in r.member_ids.iter().flatten().enumerate() {
+            check!(Some(m), NAME, "/raid_sets/{i}/member_ids/{j}");
+        }
+    }
+    for (i, inst) in sn.sql_instances.iter().flatten().enumerate() {
+        check!(Some(&inst.name), NAME, "/sql_instances/{i}/name");
+        check!(inst.version.as_deref(), NAME, "/sql_instances/{i}/version");
+        check!(inst.product_level.as_deref(), NAME, "/sql_instances/{i}/product_level");
+        check!(inst.edition.as_deref(), NAME, "/sql_instances/{i}/edition");
+        check!(inst.service_account.as_deref(), NAME, "/sql_instances/{i}/service_account");
+        for (j, db) in inst.databases.iter().flatten().enumerate() {
+            let at = || format!("/sql_instances/{i}/databases/{j}");
+            check!(Some(&db.name), NAME, "{}/name", at());
+            check!(db.recovery_model.as_deref(), NAME, "{}/recovery_model", at());
+            check!(db.state.as_deref(), NAME, "{}/state", at());
+            for (k, f) in db.files.iter().flatten().enumerate() {
+                check!(Some(&f.logical_name), NAME, "{}/files/{k}/logical_name", at());
+                check!(f.physical_name.as_deref(), NAME, "{}/files/{k}/physical_name", at());
+                check!(f.volume_id.as_deref(), NAME, "{}/files/{k}/volume_id", at());
+            }
+        }
+    }
+    None
+}
+
+/// The id of `backing` over [`NAME_MAX_BYTES`]: the rest of its pointer and its length.
+fn oversized_backing(backing: Option<&Backing>) -> Option<(String, usize)> {
+    let over = |s: &String| s.len() > NAME_MAX_BYTES;
+    match backing? {
+        Backing::Partitions(ids) => {
+            ids.iter().position(over).map(|j| (format!("/partitions/{j}"), ids[j].len()))
+        }
+        Backing::VirtualDisk(id) => over(id).then(|| ("/virtual_disk".into(), id.len())),
+        Backing::RaidSet(id) => over(id).then(|| ("/raid_set".into(), id.len())),
+        Backing::Lvm { name, devices, .. } => {
+            over(name).then(|| ("/lvm/name".into(), name.len())).or_else(|| {
+                devices.iter().position(over).map(|j| (format!("/lvm/devices/{j}"), devices[j].len()))
+            })
+        }
     }
 }
 
@@ -186,6 +331,47 @@ mod tests {
     fn byte_order_mark_is_accepted() {
         let text = "\u{feff}{\"schema_version\": 1, \"host\": {\"name\": \"a\"}}".to_string();
         assert_eq!(parse_snapshot("f.json", text).unwrap().snapshot.host.name, "a");
+    }
+
+    #[test]
+    fn an_absurd_name_is_refused_at_its_position() {
+        let big = "n".repeat(NAME_MAX_BYTES + 1);
+        let text = format!("{{\n  \"schema_version\": 1,\n  \"host\": {{ \"name\": \"{big}\" }}\n}}");
+        let e = parse_snapshot("f.json", text).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 21), "{e}");
+        assert_eq!(
+            e.message,
+            "/host/name is 4,097 bytes long, more than the 4,096 bytes a snapshot may hold there"
+        );
+
+        // Deep in a section, and in a backing's ids.
+        let text = format!(
+            "{{\"schema_version\": 1, \"host\": {{\"name\": \"a\"}}, \"sql_instances\": [{{\"name\": \"i\", \
+             \"databases\": [{{\"name\": \"d\", \"files\": [{{\"type\": \"log\", \"logical_name\": \"l\", \
+             \"physical_name\": \"{big}\"}}]}}]}}]}}"
+        );
+        let e = parse_snapshot("f.json", text).unwrap_err();
+        assert!(
+            e.message.starts_with("/sql_instances/0/databases/0/files/0/physical_name is 4,097 bytes"),
+            "{e}"
+        );
+        assert_eq!(e.line, 1);
+        let text = format!(
+            "{{\"schema_version\": 1, \"host\": {{\"name\": \"a\"}}, \"volumes\": [{{\"id\": \"v\", \
+             \"backed_by\": {{\"partitions\": [\"p\", \"{big}\"]}}}}]}}"
+        );
+        let e = parse_snapshot("f.json", text).unwrap_err();
+        assert!(e.message.starts_with("/volumes/0/backed_by/partitions/1 is "), "{e}");
+        assert!(e.column > 60, "{e}");
+
+        // At the bound, and a long reason, are fine.
+        let at_bound = "n".repeat(NAME_MAX_BYTES);
+        let reason = "r".repeat(TEXT_MAX_BYTES);
+        let text = format!(
+            "{{\"schema_version\": 1, \"host\": {{\"name\": \"{at_bound}\"}}, \"collectors\": [{{\"name\": \"c\", \
+             \"not_collected\": [{{\"fact\": \"disks\", \"reason\": \"{reason}\"}}]}}]}}"
+        );
+        assert!(parse_snapshot("f.json", text).is_ok());
     }
 
     #[test]

@@ -56,19 +56,11 @@ pub(crate) fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// `s` safe to print on a terminal: control characters (but newline and tab) and bidirectional
-/// overrides are escaped as `\u{..}`, so a plugin cannot move the cursor or hide text.
+/// `s` safe to print on a terminal, newlines kept (a plugin's docs and output are multi-line
+/// by nature): the one escape spindle applies to every string it did not write,
+/// `spindle_core::untrusted`, so the report and stderr escape what the host escapes.
 pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n' && c != '\t') || bidi {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    spindle_core::untrusted::escape_keeping_lines(s).into_owned()
 }
 
 /// A stdout or stderr that keeps the last [`PIPE_TAIL_BYTES`] bytes written and counts the rest.

@@ -8,6 +8,7 @@
 mod emit;
 pub mod json;
 pub mod sarif;
+pub mod snippet;
 pub mod text;
 
 use std::io::{self, Write};

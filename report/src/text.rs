@@ -1,14 +1,21 @@
 //! The terminal report: findings grouped by entity, each shown on the snapshot's JSON with the
 //! offending field labelled; then what could not be evaluated; then one summary line.
+//!
+//! Every string here that spindle did not write — names, labels, paths, messages from rules,
+//! servers and plugins, the snapshot's own text — goes through `spindle_core::untrusted` on its
+//! way: escaped, so data cannot drive the terminal or forge a line of the report, and cut, so a
+//! name of megabytes is not echoed whole (the JSON and SARIF reports keep them whole, as data).
 
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use crate::snippet::Snippet;
 use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary, locate_finding};
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{Finding, Severity};
+use spindle_core::untrusted::{self, escape_for_terminal as esc};
 use spindle_core::view::HostView;
 
 pub struct TextWriter<'w> {
@@ -34,7 +41,7 @@ impl<'w> TextWriter<'w> {
 struct FindingDiagnostic {
     message: String,
     severity: miette::Severity,
-    source: Option<NamedSource<String>>,
+    source: Option<Snippet>,
     label: Option<LabeledSpan>,
     help: String,
 }
@@ -65,33 +72,39 @@ impl Diagnostic for FindingDiagnostic {
 fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
     let located = locate_finding(view, f);
     let label_text = match (&f.measured, &f.expected) {
-        (Some(m), Some(e)) => format!("measured {m}; expected {e}"),
-        _ => f.field.clone().unwrap_or_default(),
+        (Some(m), Some(e)) => {
+            format!("measured {}; expected {}", untrusted::message(m), untrusted::message(e))
+        }
+        _ => untrusted::name(f.field.as_deref().unwrap_or_default()).into_owned(),
     };
     let (source, label) = match located {
         Some(loc) => {
             let doc = &view.docs[loc.doc];
-            (
-                Some(NamedSource::new(doc.path.clone(), doc.text.clone()).with_language("json")),
-                Some(LabeledSpan::new_with_span(Some(label_text), loc.span.clone())),
-            )
+            // The location's line and column come from the file's line index: the snippet need
+            // not scan the file up to the span for each finding.
+            let (line, column) = (loc.start.0 - 1, loc.start.1 - 1);
+            let source = Snippet::at(&doc.path, &doc.text, loc.span.clone(), line, column);
+            let label = LabeledSpan::new_with_span(Some(label_text), source.span());
+            (Some(source), Some(label))
         }
         None => (None, None),
     };
-    let mut help = format!("fix: {}", f.fix);
+    // Inside miette's frame a newline is indented under the message, so the message and the
+    // fix keep theirs (a rule's fix is written in lines).
+    let mut help = format!("fix: {}", untrusted::message_keeping_lines(&f.fix));
     if let Some(w) = &f.waiver
         && w.expired
     {
         help.push_str(&format!(
             "\nwaiver expired on {} ({}: {})",
-            w.expires.as_deref().unwrap_or("?"),
-            w.source,
-            w.reason
+            untrusted::name(w.expires.as_deref().unwrap_or("?")),
+            untrusted::name(&w.source),
+            untrusted::message(&w.reason)
         ));
     }
     FindingDiagnostic {
         // The code leads the message: miette would otherwise print it on a line of its own.
-        message: format!("{} {}", f.code, f.message),
+        message: format!("{} {}", untrusted::name(&f.code), untrusted::message_keeping_lines(&f.message)),
         severity: match f.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
@@ -101,6 +114,19 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
         label,
         help,
     }
+}
+
+/// A multi-line message (a plugin's error with its output) on lines of its own: each line
+/// escaped, and every line after the first inside a frame, so none starts at column 0.
+fn framed(message: &str) -> String {
+    let message = untrusted::message_keeping_lines(message);
+    let mut lines = message.split('\n');
+    let mut out = esc(lines.next().unwrap_or_default()).into_owned();
+    for line in lines {
+        out.push_str("\n    │ ");
+        out.push_str(&esc(line));
+    }
+    out
 }
 
 impl Render for TextRender {
@@ -113,8 +139,8 @@ impl Render for TextRender {
 
 impl TextRender {
     fn write_host(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-        let sources: Vec<&str> = view.docs.iter().map(|d| d.path.as_str()).collect();
-        writeln!(out, "━━ {} ({})", report.host, sources.join(", "))?;
+        let sources: Vec<_> = view.docs.iter().map(|d| untrusted::name(&d.path)).collect();
+        writeln!(out, "━━ {} ({})", untrusted::name(&report.host), sources.join(", "))?;
         // Group by entity, keeping the order in which entities first appear.
         let mut order: Vec<&str> = vec![];
         for f in &report.findings {
@@ -123,15 +149,23 @@ impl TextRender {
             }
         }
         for label in order {
-            writeln!(out, "\n── {label}")?;
+            writeln!(out, "\n── {}", untrusted::label(label))?;
             for f in report.findings.iter().filter(|f| f.entity.label == label) {
                 if f.is_waived() {
                     let w = f.waiver.as_ref().expect("waived");
-                    let until = w.expires.as_deref().map(|d| format!(" until {d}")).unwrap_or_default();
+                    let until = w
+                        .expires
+                        .as_deref()
+                        .map(|d| format!(" until {}", untrusted::name(d)))
+                        .unwrap_or_default();
                     writeln!(
                         out,
                         "  waived {} {}: {} ({}{until}: {})",
-                        f.severity, f.code, f.message, w.source, w.reason
+                        f.severity,
+                        untrusted::name(&f.code),
+                        untrusted::message(&f.message),
+                        untrusted::name(&w.source),
+                        untrusted::message(&w.reason)
                     )?;
                     continue;
                 }
@@ -146,15 +180,22 @@ impl TextRender {
             writeln!(out, "\n── not evaluated (facts missing; never counted as a pass)")?;
             for n in &report.not_evaluated {
                 let at = n.entity.as_ref().map_or(report.host.as_str(), |e| e.label.as_str());
-                write!(out, "  ? {} {} on {at}: missing {}", n.code, n.rule, n.missing)?;
+                write!(
+                    out,
+                    "  ? {} {} on {}: missing {}",
+                    untrusted::name(&n.code),
+                    untrusted::name(&n.rule),
+                    untrusted::label(at),
+                    untrusted::name(&n.missing)
+                )?;
                 if let Some(r) = &n.reason {
-                    write!(out, " ({r})")?;
+                    write!(out, " ({})", untrusted::message(r))?;
                 }
                 writeln!(out)?;
             }
         }
         for e in &report.errors {
-            writeln!(out, "\n  ✗ {} failed: {}", e.code, e.message)?;
+            writeln!(out, "\n  ✗ {} failed: {}", untrusted::name(&e.code), framed(&e.message))?;
         }
         if report.findings.is_empty() && report.not_evaluated.is_empty() && report.errors.is_empty() {
             writeln!(out, "  no findings from {} rules", report.rules_run)?;
@@ -180,7 +221,7 @@ impl ReportWriter for TextWriter<'_> {
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
-        writeln!(self.w, "{source}\n  ✗ no facts collected: {message}\n")
+        writeln!(self.w, "{}\n  ✗ no facts collected: {}\n", untrusted::name(source), framed(message))
     }
 
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
