@@ -324,6 +324,20 @@ fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Re
         chosen = (4096, Ok(p4));
     }
     let (ss, parts) = (sector_hint.unwrap_or(chosen.0), chosen.1?);
+    let extended: Vec<String> =
+        m.entries.iter().filter(|e| e.is_extended()).map(|e| format!("{disk_id}-p{}", e.number)).collect();
+    if extended.len() > 1 {
+        // Several extended partitions are what a crafted table uses to list one EBR chain
+        // several times; their logical partitions are kept, and the overlap note says which.
+        out.note(
+            "partitions",
+            format!(
+                "the MBR lists {} extended partitions ({}); a valid table has at most one",
+                extended.len(),
+                extended.join(", ")
+            ),
+        );
+    }
     Ok(finish(out, src, disk_id, PartitionStyle::Mbr, ss, parts))
 }
 
@@ -360,6 +374,9 @@ fn finish(
 ) -> ImageFacts {
     out.disk.partition_style = Some(style);
     out.disk.logical_sector_bytes = Some(sector_bytes);
+    if let Some(why) = overlaps(disk_id, &parts) {
+        out.note("partitions", why);
+    }
     let mut partitions = Vec::new();
     out.volumes = Some(vec![]);
     for p in parts {
@@ -382,6 +399,68 @@ fn finish(
     }
     out.partitions = Some(partitions);
     out
+}
+
+/// Most sets of overlapping partitions an overlap note names, and most partitions it names in
+/// each: a crafted table of 8,192 entries over the same sectors gets a note of a few lines.
+const OVERLAPS_NAMED: usize = 4;
+const PARTITIONS_NAMED: usize = 4;
+
+/// Which partitions share bytes with another, in sets of partitions whose byte ranges chain
+/// together, or `None` when none do. A real table never overlaps: at most one partition of a
+/// set can be what the disk holds, so the facts of all of them are in doubt. One sort and one
+/// sweep, so a table of thousands of entries costs no more than reading it.
+fn overlaps(disk_id: &str, parts: &[Part]) -> Option<String> {
+    let mut order: Vec<&Part> = parts.iter().filter(|p| p.size > 0).collect();
+    order.sort_by_key(|p| (p.offset, p.number));
+    let mut sets: Vec<(Vec<u32>, u64, u64)> = Vec::new(); // members, first byte, end
+    let mut current: Option<(Vec<u32>, u64, u64)> = None;
+    for p in order {
+        let end = p.offset.saturating_add(p.size);
+        match &mut current {
+            Some((members, _, set_end)) if p.offset < *set_end => {
+                members.push(p.number);
+                *set_end = (*set_end).max(end);
+            }
+            _ => {
+                if let Some(done) = current.take().filter(|s| s.0.len() > 1) {
+                    sets.push(done);
+                }
+                current = Some((vec![p.number], p.offset, end));
+            }
+        }
+    }
+    if let Some(done) = current.filter(|s| s.0.len() > 1) {
+        sets.push(done);
+    }
+    if sets.is_empty() {
+        return None;
+    }
+    let total: usize = sets.iter().map(|s| s.0.len()).sum();
+    let mut described: Vec<String> = sets
+        .iter()
+        .take(OVERLAPS_NAMED)
+        .map(|(members, start, end)| {
+            let mut numbers = members.clone();
+            numbers.sort_unstable();
+            let mut names: Vec<String> =
+                numbers.iter().take(PARTITIONS_NAMED).map(|n| format!("{disk_id}-p{n}")).collect();
+            let more = numbers.len().saturating_sub(PARTITIONS_NAMED);
+            if more > 0 {
+                names.push(format!("{more} more"));
+            }
+            let last = names.pop().unwrap_or_default();
+            format!("{} and {last} over bytes {start}..{end}", names.join(", "))
+        })
+        .collect();
+    if sets.len() > OVERLAPS_NAMED {
+        described.push(format!("and {} more sets", sets.len() - OVERLAPS_NAMED));
+    }
+    Some(format!(
+        "{total} partitions overlap others, which a valid table never does (a damaged or crafted table; \
+         at most one of each set can be real): {}",
+        described.join("; ")
+    ))
 }
 
 /// Byte offset and size of a partition from its LBA and sector count, refused when it reaches
@@ -416,12 +495,15 @@ fn mbr_partitions(
     disk: u64,
 ) -> Result<Vec<Part>, ImageError> {
     let mut parts = Vec::new();
+    let mut next_logical = 5;
     for e in &m.entries {
         let entry_at = (mbr::ENTRIES_OFFSET + 16 * (e.number as usize - 1)) as u64;
         let (offset, size) =
             place("MBR partition entry", entry_at, e.start_lba, e.sectors, sector_bytes, disk)?;
         if e.is_extended() {
-            for l in mbr::logical_partitions(src, e, sector_bytes)? {
+            let logical = mbr::logical_partitions(src, e, sector_bytes, next_logical)?;
+            next_logical = next_logical.saturating_add(logical.len() as u32);
+            for l in logical {
                 let at = e.start_lba.saturating_mul(sector_bytes);
                 let (offset, size) =
                     place("EBR partition entry", at, l.start_lba, l.sectors, sector_bytes, disk)?;
@@ -537,6 +619,78 @@ mod tests {
         assert_eq!(s.schema_version, SCHEMA_VERSION);
         assert_eq!(s.collectors[0].name, "image");
         assert_eq!(s.collectors[0].not_collected.len(), 1);
+    }
+
+    #[test]
+    fn overlapping_gpt_entries_are_noted_by_name() {
+        let mut d = vec![0u8; 4 * MIB];
+        d[..512].copy_from_slice(&mbr_with(&[(0xEE, 1, 8191)]));
+        let mut a = entry(gpt::BASIC_DATA, 2048, 4095);
+        a.extend(entry(gpt::BASIC_DATA, 4000, 6143));
+        a.extend(entry(gpt::LINUX_DATA, 6144, 8000));
+        a.extend(entry(gpt::LINUX_DATA, 6144, 8000));
+        a.resize(128 * 128, 0);
+        d[512..1024].copy_from_slice(&header(512, 128, 128, &a));
+        d[1024..1024 + a.len()].copy_from_slice(&a);
+        let f = collect(&d, "g").unwrap();
+        assert_eq!(f.partitions.as_ref().unwrap().len(), 4, "all kept: the note says which to doubt");
+        let notes: Vec<&str> =
+            f.not_collected.iter().filter(|n| n.fact == "partitions").map(|n| n.reason.as_str()).collect();
+        assert_eq!(notes.len(), 1, "{:?}", f.not_collected);
+        assert!(
+            notes[0].starts_with("4 partitions overlap others")
+                && notes[0].contains("g-p1 and g-p2 over bytes 1048576..3145728")
+                && notes[0].contains("g-p3 and g-p4 over bytes 3145728..4096512"),
+            "{}",
+            notes[0]
+        );
+    }
+
+    #[test]
+    fn a_crafted_table_of_thousands_of_overlaps_gets_a_short_note() {
+        let parts: Vec<Part> = (1..=8192)
+            .map(|number| Part {
+                number,
+                kind: PartitionType::Gpt(gpt::BASIC_DATA),
+                offset: 1 << 20,
+                size: 1 << 20,
+            })
+            .collect();
+        let why = overlaps("d", &parts).unwrap();
+        assert!(why.starts_with("8192 partitions overlap others"), "{why}");
+        assert!(why.contains("d-p1, d-p2, d-p3, d-p4 and 8188 more over bytes"), "{why}");
+        assert!(why.len() < 400, "{why}");
+        let apart: Vec<Part> = (0..4u32)
+            .map(|i| Part {
+                number: i + 1,
+                kind: PartitionType::Mbr(7),
+                offset: u64::from(i) << 20,
+                size: 1 << 20,
+            })
+            .collect();
+        assert_eq!(overlaps("d", &apart), None, "touching is not overlapping");
+    }
+
+    #[test]
+    fn extended_partitions_sharing_one_chain_are_noted_and_numbered_apart() {
+        let mut d = vec![0u8; 4 * MIB];
+        d[..512].copy_from_slice(&mbr_with(&[(0x05, 2048, 2000), (0x05, 2048, 2000), (0x05, 2048, 2000)]));
+        d[2048 * 512..2049 * 512].copy_from_slice(&mbr_with(&[(0x83, 10, 500), (0x05, 600, 600)]));
+        d[2648 * 512..2649 * 512].copy_from_slice(&mbr_with(&[(0x83, 10, 500)]));
+        let f = collect(&d, "m").unwrap();
+        let ids: Vec<&str> = f.partitions.as_ref().unwrap().iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["m-p5", "m-p6", "m-p7", "m-p8", "m-p9", "m-p10"]);
+        let reasons: Vec<&str> = f.not_collected.iter().map(|n| n.reason.as_str()).collect();
+        assert!(
+            reasons.iter().any(|r| r.contains("3 extended partitions (m-p1, m-p2, m-p3)")),
+            "{reasons:#?}"
+        );
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.contains("m-p5, m-p7 and m-p9 over") && r.contains("m-p6, m-p8 and m-p10 over")),
+            "{reasons:#?}"
+        );
     }
 
     #[test]

@@ -16,8 +16,9 @@ use super::read_at::{Fields, ReadAt, read_bytes};
 pub const ENTRIES_OFFSET: usize = 0x1BE;
 /// Partition type of a GPT disk's protective MBR entry.
 pub const TYPE_GPT_PROTECTIVE: u8 = 0xEE;
-/// Most logical partitions followed in an extended partition (Linux stops at a similar bound);
-/// it also ends a crafted EBR chain that loops.
+/// Most extended boot records followed in an extended partition, each holding at most one
+/// logical partition (Linux stops at a similar bound); it also ends a crafted chain that loops
+/// or that links thousands of empty EBRs.
 pub const MAX_LOGICAL: usize = 128;
 
 /// One used entry of the MBR (or of an EBR, with its LBA made absolute).
@@ -101,22 +102,27 @@ fn parse_entry(f: &Fields, at: usize, number: u32, lba_base: u64) -> Result<Opti
 }
 
 /// Follows the EBR chain of the extended partition `ext` and returns its logical partitions,
-/// numbered from 5. `sector_bytes` is the logical sector size the LBAs count in.
+/// numbered from `first_number` (5 for the first extended partition; a table with several goes
+/// on where the previous chain stopped, as Linux numbers them, so no two share a number).
+/// `sector_bytes` is the logical sector size the LBAs count in.
 pub fn logical_partitions(
     src: &dyn ReadAt,
     ext: &MbrEntry,
     sector_bytes: u64,
+    first_number: u32,
 ) -> Result<Vec<MbrEntry>, ImageError> {
     let mut out = Vec::new();
     let mut ebr_rel = 0u64; // the current EBR, in sectors from the start of the extended partition
-    loop {
-        if out.len() >= MAX_LOGICAL {
-            return Err(ImageError::TooLarge {
-                what: "extended partition's EBR chain",
-                offset: ext.start_lba.saturating_mul(sector_bytes),
-                len: out.len() as u64,
-                limit: MAX_LOGICAL as u64,
-            });
+    for ebrs in 0.. {
+        if ebrs >= MAX_LOGICAL {
+            return Err(ImageError::invalid(
+                "extended partition's EBR chain",
+                ext.start_lba.saturating_mul(sector_bytes),
+                format!(
+                    "goes on past {MAX_LOGICAL} logical partitions (extended boot records), the most \
+                     spindle follows: a corrupt or crafted chain"
+                ),
+            ));
         }
         let lba = ext.start_lba.checked_add(ebr_rel).ok_or_else(|| overflow(ext, sector_bytes))?;
         let at = lba.checked_mul(sector_bytes).ok_or_else(|| overflow(ext, sector_bytes))?;
@@ -130,7 +136,7 @@ pub fn logical_partitions(
                 format!("{sig:#06x}, not 0xaa55"),
             ));
         }
-        let number = 5 + out.len() as u32;
+        let number = first_number.saturating_add(out.len() as u32);
         if let Some(e) = parse_entry(&f, ENTRIES_OFFSET, number, lba)? {
             out.push(e);
         }
@@ -220,18 +226,61 @@ pub(crate) mod tests {
         let ebr2 = mbr_with(&[(0x83, 10, 50)]);
         disk[512 * 300..512 * 301].copy_from_slice(&ebr2);
         let ext = parse(&disk[..512], 0).unwrap().entries[0];
-        let l = logical_partitions(&disk, &ext, 512).unwrap();
+        let l = logical_partitions(&disk, &ext, 512, 5).unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!((l[0].number, l[0].start_lba), (5, 110));
         assert_eq!((l[1].number, l[1].start_lba), (6, 310));
         // A link pointing back to itself is refused rather than followed forever.
         let looping = mbr_with(&[(0x83, 10, 50), (0x05, 0, 100)]);
         disk[512 * 100..512 * 101].copy_from_slice(&looping);
-        assert!(logical_partitions(&disk, &ext, 512).is_err());
+        assert!(logical_partitions(&disk, &ext, 512, 5).is_err());
         // An EBR past the end of the image is a truncation error.
         let far = MbrEntry { number: 1, boot_indicator: 0, kind: 5, start_lba: 1 << 40, sectors: 10 };
-        assert!(matches!(logical_partitions(&disk, &far, 512), Err(ImageError::Truncated { .. })));
+        assert!(matches!(logical_partitions(&disk, &far, 512, 5), Err(ImageError::Truncated { .. })));
         let huge = MbrEntry { start_lba: u64::MAX, ..far };
-        assert!(logical_partitions(&disk, &huge, 4096).is_err());
+        assert!(logical_partitions(&disk, &huge, 4096, 5).is_err());
+    }
+
+    /// An extended partition at sector 100 whose chain has `ebrs` EBRs, 2 sectors apart, each
+    /// with one logical partition when `with_partitions`.
+    fn chain(ebrs: u32, with_partitions: bool) -> (Vec<u8>, MbrEntry) {
+        let mut disk = vec![0u8; 512 * (100 + 2 * ebrs as usize + 2)];
+        disk[..512].copy_from_slice(&mbr_with(&[(0x05, 100, 2 * ebrs + 2)]));
+        for i in 0..ebrs {
+            let mut e = Vec::new();
+            if with_partitions {
+                e.push((0x83, 1, 1));
+            } else {
+                e.push((0, 0, 0));
+            }
+            if i + 1 < ebrs {
+                e.push((0x05, 2 * (i + 1), 2));
+            }
+            let at = 512 * (100 + 2 * i as usize);
+            disk[at..at + 512].copy_from_slice(&mbr_with(&e));
+        }
+        let ext = parse(&disk[..512], 0).unwrap().entries[0];
+        (disk, ext)
+    }
+
+    #[test]
+    fn the_chain_limit_counts_logical_partitions_not_bytes() {
+        let (disk, ext) = chain(MAX_LOGICAL as u32, true);
+        assert_eq!(logical_partitions(&disk, &ext, 512, 5).unwrap().len(), MAX_LOGICAL);
+        let (disk, ext) = chain(MAX_LOGICAL as u32 + 1, true);
+        let e = logical_partitions(&disk, &ext, 512, 5).unwrap_err().to_string();
+        assert!(e.contains("past 128 logical partitions") && !e.contains("bytes read"), "{e}");
+        assert!(e.contains("at byte 51200"), "names the extended partition: {e}");
+        // Empty EBRs count too: a long chain of them is not followed to its end.
+        let (disk, ext) = chain(10_000, false);
+        let e = logical_partitions(&disk, &ext, 512, 5).unwrap_err().to_string();
+        assert!(e.contains("past 128 logical partitions"), "{e}");
+    }
+
+    #[test]
+    fn a_second_chain_numbers_on_from_the_first() {
+        let (disk, ext) = chain(3, true);
+        let l = logical_partitions(&disk, &ext, 512, 8).unwrap();
+        assert_eq!(l.iter().map(|e| e.number).collect::<Vec<_>>(), [8, 9, 10]);
     }
 }

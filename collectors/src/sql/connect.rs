@@ -5,6 +5,10 @@
 //! password or token never leaves [`Secret`]: not in `Debug`, errors, logs or the snapshot.
 
 use std::fmt;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tiberius::{AuthMethod, Client, Config, EncryptionLevel, SqlBrowser};
@@ -112,15 +116,117 @@ fn integrated() -> Result<AuthMethod, String> {
         .into())
 }
 
-pub type SqlClient = Client<Compat<TcpStream>>;
+pub type SqlClient = Client<Compat<Metered>>;
+
+/// The bytes a server may still send before the answer being read is over the bound: the
+/// session refills it before each query, the connection's reads draw on it. Shared, because
+/// tiberius owns the stream.
+#[derive(Debug, Clone)]
+pub struct Meter(Arc<MeterState>);
+
+#[derive(Debug)]
+struct MeterState {
+    allowance: AtomicU64,
+    left: AtomicU64,
+    tripped: AtomicBool,
+}
+
+impl Meter {
+    pub fn new(bytes: u64) -> Meter {
+        Meter(Arc::new(MeterState {
+            allowance: AtomicU64::new(bytes),
+            left: AtomicU64::new(bytes),
+            tripped: AtomicBool::new(false),
+        }))
+    }
+
+    /// A fresh allowance for the next answer.
+    pub fn refill(&self, bytes: u64) {
+        self.0.allowance.store(bytes, Ordering::Relaxed);
+        self.0.left.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The allowance of the answer being read.
+    pub fn allowance(&self) -> u64 {
+        self.0.allowance.load(Ordering::Relaxed)
+    }
+
+    /// Whether a read went over the allowance (the connection is then unusable).
+    pub fn tripped(&self) -> bool {
+        self.0.tripped.load(Ordering::Relaxed)
+    }
+
+    fn take(&self, n: usize) -> bool {
+        let n = n as u64;
+        let ok = self
+            .0
+            .left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(n))
+            .is_ok();
+        if !ok {
+            self.0.tripped.store(true, Ordering::Relaxed);
+        }
+        ok
+    }
+}
+
+/// The TCP stream to the server, counting what it reads against a [`Meter`]: over the
+/// allowance, reads fail, so no answer, however it is shaped (endless rows, one huge value,
+/// floods of messages), holds more than the allowance in memory.
+#[derive(Debug)]
+pub struct Metered {
+    tcp: TcpStream,
+    meter: Meter,
+}
+
+impl tokio::io::AsyncRead for Metered {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.meter.tripped() {
+            return Poll::Ready(Err(over_the_bound()));
+        }
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.tcp).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled
+            && !self.meter.take(buf.filled().len() - before)
+        {
+            return Poll::Ready(Err(over_the_bound()));
+        }
+        polled
+    }
+}
+
+impl tokio::io::AsyncWrite for Metered {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}
+
+fn over_the_bound() -> std::io::Error {
+    std::io::Error::other("the server's answer is over the bound")
+}
 
 /// Why a connection failed, in words naming the stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectError(pub String);
 
 /// TCP connect (through the SQL Browser for a named instance) and login, each bounded: tiberius
-/// bounds the handshake, nothing bounds the TCP connect but this.
-pub async fn connect(target: &Target, s: &Settings) -> Result<SqlClient, ConnectError> {
+/// bounds the handshake, nothing bounds the TCP connect but this. What the server sends counts
+/// against `meter`, which starts with the allowance for the login's answers.
+pub async fn connect(target: &Target, s: &Settings, meter: &Meter) -> Result<SqlClient, ConnectError> {
     let config = config(target, s).map_err(ConnectError)?;
     let tcp = match tokio::time::timeout(s.connect_timeout, tcp(&config, target)).await {
         Err(_) => return Err(ConnectError(format!("no connection within {}", secs(s.connect_timeout)))),
@@ -128,8 +234,13 @@ pub async fn connect(target: &Target, s: &Settings) -> Result<SqlClient, Connect
         Ok(Ok(tcp)) => tcp,
     };
     let _ = tcp.set_nodelay(true);
-    match tokio::time::timeout(s.connect_timeout, Client::connect(config, tcp.compat_write())).await {
+    let stream = Metered { tcp, meter: meter.clone() };
+    match tokio::time::timeout(s.connect_timeout, Client::connect(config, stream.compat_write())).await {
         Err(_) => Err(ConnectError(format!("no login answer within {}", secs(s.connect_timeout)))),
+        Ok(Err(_)) if meter.tripped() => Err(ConnectError(format!(
+            "the server sent more than {} during the login, the most spindle reads of one answer",
+            super::bytes_text(meter.allowance())
+        ))),
         Ok(Err(e)) => Err(ConnectError(login_error(&e, s.connect_timeout))),
         Ok(Ok(client)) => Ok(client),
     }

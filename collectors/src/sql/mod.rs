@@ -15,13 +15,34 @@ pub mod target;
 
 use std::time::{Duration, Instant};
 
+use futures_util::TryStreamExt as _;
 use spindle_core::facts::{NotCollected, Snapshot};
-use tiberius::Row;
+use tiberius::{QueryItem, Row};
 
-use self::connect::{ConnectError, Settings, SqlClient};
+use self::connect::{ConnectError, Meter, Settings, SqlClient};
 use self::map::{Collected, Counters};
 use self::rows::{BadColumn, FileStatsRow, ServerRow};
 use self::target::Target;
+
+/// Most rows read of one answer. The largest real answers are `sys.master_files` and the
+/// per-file DMVs: one row per database file, and SQL Server holds at most 32,767 databases; this
+/// allows 8 files for every one of them. A server sending more is not telling the truth.
+pub const MAX_ROWS_PER_QUERY: u64 = 262_144;
+const _: () = assert!(MAX_ROWS_PER_QUERY >= 32_767 * 8);
+/// Most bytes read of one answer, on the wire. A `sys.master_files` row is about 250 bytes with
+/// typical names and paths (nearly 800 with every name at its full length), so 32,767 databases
+/// of 4 files each answer in about 32 MiB: this is twice that. It bounds what one server can make
+/// spindle hold, whatever the shape of its answer.
+pub const MAX_BYTES_PER_QUERY: u64 = 64 << 20;
+
+/// The bounds of one answer; tests lower them.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    rows: u64,
+    bytes: u64,
+}
+
+const BOUNDS: Bounds = Bounds { rows: MAX_ROWS_PER_QUERY, bytes: MAX_BYTES_PER_QUERY };
 
 /// Why a server gave no snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,9 +70,14 @@ pub struct Options {
 
 /// Connects to `target` and reads its facts.
 pub async fn collect(target: &Target, opts: &Options) -> Result<Snapshot, CollectError> {
-    let mut client = connect::connect(target, &opts.settings).await?;
+    collect_within(target, opts, BOUNDS).await
+}
+
+async fn collect_within(target: &Target, opts: &Options, bounds: Bounds) -> Result<Snapshot, CollectError> {
+    let meter = Meter::new(bounds.bytes);
+    let mut client = connect::connect(target, &opts.settings, &meter).await?;
     let query_timeout = opts.settings.query_timeout;
-    let mut session = Session { client: &mut client, notes: vec![], query_timeout };
+    let mut session = Session { client: &mut client, meter, bounds, notes: vec![], query_timeout };
     let collected = session.read_all(opts.sample).await?;
     let _ = client.close().await;
     Ok(map::snapshot(collected, &target.host))
@@ -65,19 +91,68 @@ enum Outcome<T> {
 
 struct Session<'c> {
     client: &'c mut SqlClient,
+    /// What the server may still send of the answer being read.
+    meter: Meter,
+    bounds: Bounds,
     notes: Vec<NotCollected>,
     query_timeout: Duration,
 }
 
+/// An answer's rows as `read` made them, or the first row it could not read.
+type Read<T> = Result<Vec<T>, BadColumn>;
+
 impl Session<'_> {
-    async fn rows(&mut self, sql: &str) -> Result<Outcome<Vec<Row>>, CollectError> {
+    /// Reads the first result set of `sql` row by row with `read`, within the bounds: rows are
+    /// made into facts as they arrive and never held as the driver's rows, and the answer is
+    /// abandoned (with the connection, as the rest of it is still on the wire) at the bound.
+    async fn rows<T>(
+        &mut self,
+        sql: &str,
+        read: fn(&Row) -> Result<T, BadColumn>,
+    ) -> Result<Outcome<Read<T>>, CollectError> {
         use tiberius::error::Error;
+        self.meter.refill(self.bounds.bytes);
+        let mut out = Vec::new();
+        let mut bad = None;
+        let mut rows = 0u64;
+        let mut result_sets = 0u32;
         let result = match self.client.simple_query(sql).await {
-            Ok(stream) => stream.into_first_result().await,
+            Ok(mut stream) => loop {
+                match stream.try_next().await {
+                    Ok(None) => break Ok(()),
+                    Ok(Some(QueryItem::Metadata(_))) => result_sets += 1,
+                    Ok(Some(QueryItem::Row(row))) => {
+                        // Every row counts, whichever result set it belongs to: only the first
+                        // is kept, but a server could send any number.
+                        rows += 1;
+                        if rows > self.bounds.rows {
+                            return Err(CollectError(format!(
+                                "{}: the answer goes on past {} rows, the most spindle reads of one query",
+                                what(sql),
+                                self.bounds.rows
+                            )));
+                        }
+                        if result_sets <= 1 && bad.is_none() {
+                            match read(&row) {
+                                Ok(v) => out.push(v),
+                                Err(e) => bad = Some(e),
+                            }
+                        }
+                    }
+                    Err(e) => break Err(e),
+                }
+            },
             Err(e) => Err(e),
         };
+        if self.meter.tripped() {
+            return Err(CollectError(format!(
+                "{}: the answer goes on past {}, the most spindle reads of one query",
+                what(sql),
+                bytes_text(self.bounds.bytes)
+            )));
+        }
         match result {
-            Ok(rows) => Ok(Outcome::Ok(rows)),
+            Ok(()) => Ok(Outcome::Ok(bad.map_or(Ok(out), Err))),
             Err(Error::Server(t)) => Ok(Outcome::Refused { code: t.code(), message: t.message().to_owned() }),
             Err(Error::Io { kind: std::io::ErrorKind::TimedOut, .. }) => Err(CollectError(format!(
                 "no answer to a query within {} ({})",
@@ -101,12 +176,8 @@ impl Session<'_> {
         sql: &str,
         read: fn(&Row) -> Result<T, BadColumn>,
     ) -> Result<Result<Vec<T>, String>, CollectError> {
-        Ok(match self.rows(sql).await? {
-            Outcome::Ok(rows) => rows
-                .iter()
-                .map(read)
-                .collect::<Result<Vec<T>, BadColumn>>()
-                .map_err(|e| format!("{}: {}", what(sql), e.0)),
+        Ok(match self.rows(sql, read).await? {
+            Outcome::Ok(rows) => rows.map_err(|e| format!("{}: {}", what(sql), e.0)),
             Outcome::Refused { code, message } => Err(format!("{}: error {code}: {message}", what(sql))),
         })
     }
@@ -196,11 +267,9 @@ impl Session<'_> {
     /// The engine's service row; builds without the instant file initialization column answer
     /// error 207 (invalid column), and are asked again without it.
     async fn service(&mut self) -> Result<Result<Option<rows::ServiceRow>, String>, CollectError> {
-        match self.rows(queries::SERVER_SERVICES).await? {
+        match self.rows(queries::SERVER_SERVICES, rows::ServiceRow::read).await? {
             Outcome::Ok(rows) => Ok(rows
-                .first()
-                .map(rows::ServiceRow::read)
-                .transpose()
+                .map(|rows| rows.into_iter().next())
                 .map_err(|e| format!("sys.dm_server_services: {}", e.0))),
             Outcome::Refused { code: 207, message } => {
                 self.skip(
@@ -216,6 +285,15 @@ impl Session<'_> {
                 Ok(Err(format!("sys.dm_server_services: error {code}: {message}")))
             }
         }
+    }
+}
+
+/// A byte count as the bounds are stated: whole MiB, else bytes.
+pub(crate) fn bytes_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -235,4 +313,65 @@ fn what(sql: &str) -> &str {
         }
     }
     "SERVERPROPERTY"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connect::{Auth, Encryption, Secret};
+    use super::*;
+    use spindle_test_support::mock_sql::{self, Peers, healthy, queries, with};
+
+    fn options() -> Options {
+        Options {
+            settings: Settings {
+                auth: Auth::Sql { user: "spindle".into(), password: Secret::new("pw".into()) },
+                encryption: Encryption::Off,
+                connect_timeout: Duration::from_secs(2),
+                query_timeout: Duration::from_secs(2),
+            },
+            sample: None,
+        }
+    }
+
+    fn collect_from(peers: &Peers, server: &str, bounds: Bounds) -> Result<Snapshot, CollectError> {
+        let target = Target::parse(server).unwrap();
+        peers.rt.block_on(collect_within(&target, &options(), bounds))
+    }
+
+    #[test]
+    fn an_answer_with_more_rows_than_the_bound_loses_the_server() {
+        let peers = Peers::new();
+        // The healthy server's largest answers have 9 rows, sys.databases 5.
+        let server = peers.sql(healthy("SQL01"));
+        let roomy = Bounds { rows: 9, bytes: MAX_BYTES_PER_QUERY };
+        assert!(collect_from(&peers, &server, roomy).is_ok());
+        let tight = Bounds { rows: 8, bytes: MAX_BYTES_PER_QUERY };
+        let e = collect_from(&peers, &server, tight).unwrap_err().0;
+        assert_eq!(
+            e,
+            "sys.master_files: the answer goes on past 8 rows, the most spindle reads of one query"
+        );
+    }
+
+    #[test]
+    fn an_answer_with_more_bytes_than_the_bound_loses_the_server() {
+        let peers = Peers::new();
+        let many: Vec<mock_sql::FileSpec> = mock_sql::FILES.iter().cycle().take(100).copied().collect();
+        let server = peers.sql(with(healthy("SQL01"), queries::MASTER_FILES, mock_sql::master_files(&many)));
+        let bounds = Bounds { rows: MAX_ROWS_PER_QUERY, bytes: 8192 };
+        let e = collect_from(&peers, &server, bounds).unwrap_err().0;
+        assert_eq!(
+            e,
+            "sys.master_files: the answer goes on past 8192 bytes, the most spindle reads of one query"
+        );
+        // The login's answers count too.
+        let bounds = Bounds { rows: MAX_ROWS_PER_QUERY, bytes: 64 };
+        let e = collect_from(&peers, &server, bounds).unwrap_err().0;
+        assert!(e.contains("during the login") && e.contains("64 bytes"), "{e}");
+    }
+
+    #[test]
+    fn the_byte_bound_reads_as_the_readme_states_it() {
+        assert_eq!(bytes_text(MAX_BYTES_PER_QUERY), "64 MiB");
+    }
 }
