@@ -103,8 +103,8 @@ pub enum InspectFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Snapshot files (`.json`) or directories of them. Files of the same host merge into one
-    /// view (volumes join by volume id).
+    /// Snapshot files (`.json`) or directories of them; `-` reads one from standard input. Files
+    /// of the same host merge into one view (volumes join by volume id).
     #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
     /// Check this machine: its host facts, merged with the local SQL Server's when one answers

@@ -1,1 +1,210 @@
-//! Hostile files: see main.rs.
+//! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6)
+//! and snapshots through pipes (7).
+//!
+//! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
+//! an endless read runs under a memory limit rather than against the machine's.
+
+use std::ffi::CString;
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+const SECTOR_63: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql01", "os_family": "windows" },
+  "disks": [ { "id": "disk1", "number": 1, "physical_sector_bytes": 512 } ],
+  "partitions": [
+    { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+  ]
+}
+"#;
+
+/// Longest any one run may take before it counts as a hang.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Address space allowed to a run that reads something endless: the cap is 64 MiB, so a run
+/// that trusts no size stays far below; one that reads to the end fails here, not the machine.
+const MEMORY_LIMIT: u64 = 2 << 30;
+
+fn spindle() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_spindle"));
+    c.env("SPINDLE_TODAY", "2026-11-30").env_remove("NO_COLOR").stdin(Stdio::null());
+    c
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+}
+
+fn limit_memory(cmd: &mut Command) {
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: MEMORY_LIMIT, rlim_max: MEMORY_LIMIT };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+}
+
+fn drain(mut r: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        buf
+    })
+}
+
+/// The child's exit status, if it exits within `within`. Polling is process supervision here,
+/// not synchronisation with what the child does.
+fn wait_until(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if start.elapsed() > within {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs `cmd` to its end, output captured; still running at the deadline, it is killed and the
+/// case fails as a hang.
+fn run(mut cmd: Command, stdin: Option<&'static str>) -> Output {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if stdin.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().expect("spindle runs");
+    if let Some(text) = stdin {
+        let mut input = child.stdin.take().unwrap();
+        std::thread::spawn(move || {
+            let _ = input.write_all(text.as_bytes());
+        });
+    }
+    let (out, err) = (drain(child.stdout.take().unwrap()), drain(child.stderr.take().unwrap()));
+    let Some(status) = wait_until(&mut child, DEADLINE) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "hung: still running after {DEADLINE:?} ({cmd:?}); stderr: {}",
+            String::from_utf8_lossy(&err.join().unwrap())
+        );
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit status 2, with `words` in the error (as one line: miette wraps it in a frame).
+fn refused(o: &Output, words: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    let line = e.split_whitespace().filter(|w| *w != "│").collect::<Vec<_>>().join(" ");
+    for w in words {
+        assert!(line.contains(w), "`{w}` missing from: {e}");
+    }
+}
+
+#[test]
+fn item06_fifo_in_snapshot_dir_is_refused_not_waited_on() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.json", SECTOR_63);
+    mkfifo(&dir.path().join("b.json"));
+    let mut cmd = spindle();
+    cmd.arg("check").arg(dir.path());
+    refused(&run(cmd, None), &["b.json", "not a regular file", "named pipe"]);
+
+    // Through a link, the same.
+    let linked = TempDir::new().unwrap();
+    std::os::unix::fs::symlink(dir.path().join("b.json"), linked.path().join("c.json")).unwrap();
+    let mut cmd = spindle();
+    cmd.arg("check").arg(linked.path());
+    refused(&run(cmd, None), &["c.json", "not a regular file"]);
+}
+
+#[test]
+fn item06_fifo_or_endless_input_as_snapshot_argument_is_bounded() {
+    let dir = TempDir::new().unwrap();
+    let fifo = dir.path().join("snap.json");
+    mkfifo(&fifo);
+    // No writer: refused at once, rather than waiting in open.
+    let mut cmd = spindle();
+    cmd.arg("check").arg(&fifo);
+    refused(&run(cmd, None), &["snap.json", "named pipe"]);
+
+    // Endless devices and pipes: read to one byte over the cap, then refused.
+    let mut cmd = spindle();
+    cmd.args(["check", "/dev/zero"]);
+    limit_memory(&mut cmd);
+    refused(&run(cmd, None), &["/dev/zero", "a snapshot is at most"]);
+
+    let mut yes = Command::new("yes").stdout(Stdio::piped()).spawn().unwrap();
+    let mut cmd = spindle();
+    cmd.args(["check", "/dev/stdin"]).stdin(yes.stdout.take().unwrap());
+    limit_memory(&mut cmd);
+    refused(&run(cmd, None), &["/dev/stdin", "a snapshot is at most"]);
+    let _ = yes.kill();
+    let _ = yes.wait();
+}
+
+#[test]
+fn item06_fifo_as_pack_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "a.json", SECTOR_63);
+    let pack = dir.path().join("fifo.toml");
+    mkfifo(&pack);
+    let mut cmd = spindle();
+    cmd.arg("check").arg(&good).arg("--pack").arg(&pack);
+    refused(&run(cmd, None), &["fifo.toml", "named pipe"]);
+}
+
+#[test]
+fn item07_snapshot_through_a_pipe_is_read_once() {
+    let host_of = |o: &Output| -> Value {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+        let report: Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+        report["hosts"][0]["host"].clone()
+    };
+    for arg in ["/dev/stdin", "-"] {
+        let mut cmd = spindle();
+        cmd.args(["check", "--format", "json", arg]);
+        assert_eq!(host_of(&run(cmd, Some(SECTOR_63))), "sql01", "{arg}");
+    }
+    // Process substitution, as `spindle check <(gunzip -c s.json.gz)`.
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "s.json", SECTOR_63);
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", r#"exec "$0" check --format json <(cat "$1")"#, env!("CARGO_BIN_EXE_spindle")])
+        .arg(&f)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .stdin(Stdio::null());
+    assert_eq!(host_of(&run(cmd, None)), "sql01");
+
+    // Standard input is read once.
+    let mut cmd = spindle();
+    cmd.args(["check", "-", "-"]);
+    refused(&run(cmd, Some(SECTOR_63)), &["standard input"]);
+}
