@@ -171,6 +171,22 @@ fn item06_fifo_or_endless_input_as_snapshot_argument_is_bounded() {
 }
 
 #[test]
+fn item06_fifo_as_plugin_path_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "a.json", SECTOR_63);
+    let wasm = dir.path().join("plugin.wasm");
+    mkfifo(&wasm);
+    let mut cmd = spindle();
+    cmd.args(["plugin", "inspect"]).arg(&wasm);
+    refused(&run(cmd, None), &["plugin.wasm", "named pipe"]);
+
+    let pack = write(dir.path(), "pack.toml", "[plugins.p]\npath = \"plugin.wasm\"\n");
+    let mut cmd = spindle();
+    cmd.arg("check").arg(&good).arg("--pack").arg(&pack);
+    refused(&run(cmd, None), &["plugin.wasm", "named pipe"]);
+}
+
+#[test]
 fn item06_fifo_as_pack_is_refused() {
     let dir = TempDir::new().unwrap();
     let good = write(dir.path(), "a.json", SECTOR_63);
