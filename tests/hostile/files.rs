@@ -198,6 +198,21 @@ fn item06_fifo_as_pack_is_refused() {
 }
 
 #[test]
+fn item06_fifo_or_character_device_as_image_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let fifo = dir.path().join("disk.img");
+    mkfifo(&fifo);
+    let mut cmd = spindle();
+    cmd.args(["collect", "host", "--image"]).arg(&fifo);
+    refused(&run(cmd, None), &["disk.img", "named pipe", "not a disk image or block device"]);
+
+    let mut cmd = spindle();
+    cmd.args(["collect", "host", "--image", "/dev/zero"]);
+    limit_memory(&mut cmd);
+    refused(&run(cmd, None), &["/dev/zero", "character device"]);
+}
+
+#[test]
 fn item07_snapshot_through_a_pipe_is_read_once() {
     let host_of = |o: &Output| -> Value {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
