@@ -1,7 +1,8 @@
-//! Where a report goes. Always through a temporary file: with `--output` it is renamed over the
-//! destination when the run completes, otherwise copied to stdout (or into a device or pipe
-//! given as `--output`), so a run that fails on bad input never leaves a partial report, and
-//! never leaves yesterday's report looking current.
+//! Where a report goes. To a file (`--output`): through a temporary file beside it, renamed over
+//! the destination when the run completes, so a run that fails on bad input never leaves a
+//! partial report, and never leaves yesterday's report looking current. To stdout, a device or
+//! a pipe: written as the run goes, since none can be replaced whole and staging the report
+//! elsewhere would make the run depend on that space (`$TMPDIR` full, missing, or RAM-backed).
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -12,7 +13,7 @@ use tempfile::NamedTempFile;
 use crate::errors::UserError;
 
 pub struct Output {
-    tmp: BufWriter<NamedTempFile>,
+    sink: BufWriter<Sink>,
     dest: Dest,
 }
 
@@ -22,7 +23,7 @@ enum Dest {
     File(PathBuf),
     /// Something that is not a regular file, such as `/dev/null`, `/dev/stdout` or a named pipe:
     /// it cannot be renamed over (as root, that would replace the device with a file), so the
-    /// finished report is copied into it, as to stdout.
+    /// report is written into it, as to stdout.
     Stream(PathBuf),
 }
 
@@ -51,9 +52,54 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
     })
 }
 
-fn temp_beside(dest: &Path) -> io::Result<NamedTempFile> {
-    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    NamedTempFile::new_in(dir)
+/// Where the report's bytes go while the run lasts.
+enum Sink {
+    /// A temporary file beside the destination, and the destination.
+    Staged(NamedTempFile, PathBuf),
+    /// Stdout or a stream. After the reader closes it (`spindle check … | head`), the rest is
+    /// dropped: that is the reader's choice, not a failure, and the run still ends with the
+    /// exit status of its findings.
+    Direct { out: Box<dyn Write>, closed: bool },
+}
+
+impl Sink {
+    fn direct(out: Box<dyn Write>) -> Sink {
+        Sink::Direct { out, closed: false }
+    }
+}
+
+fn unless_closed(closed: &mut bool, r: io::Result<()>) -> io::Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            *closed = true;
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Staged(tmp, _) => tmp.write(buf),
+            Sink::Direct { closed: true, .. } => Ok(buf.len()),
+            Sink::Direct { out, closed } => {
+                let r = out.write_all(buf);
+                unless_closed(closed, r).map(|()| buf.len())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Staged(tmp, _) => tmp.flush(),
+            Sink::Direct { closed: true, .. } => Ok(()),
+            Sink::Direct { out, closed } => {
+                let r = out.flush();
+                unless_closed(closed, r)
+            }
+        }
+    }
 }
 
 impl Output {
@@ -62,43 +108,50 @@ impl Output {
             None => Dest::Stdout,
             Some(d) => destination(d)?,
         };
-        let tmp = match &dest {
-            Dest::File(d) => temp_beside(d),
-            Dest::Stdout | Dest::Stream(_) => NamedTempFile::new(),
-        }
-        .map_err(|e| UserError::plain(format!("cannot create a temporary report file: {e}")))?;
-        Ok(Output { tmp: BufWriter::with_capacity(256 << 10, tmp), dest })
+        let sink = match &dest {
+            Dest::File(d) => Sink::Staged(
+                temp_beside(d).map_err(|e| {
+                    UserError::plain(format!("{}: cannot create a temporary report file: {e}", d.display()))
+                })?,
+                d.clone(),
+            ),
+            Dest::Stream(d) => {
+                Sink::direct(Box::new(fs::OpenOptions::new().write(true).open(d).map_err(|e| {
+                    UserError::plain(format!("{}: cannot write the report: {e}", d.display()))
+                })?))
+            }
+            Dest::Stdout => Sink::direct(Box::new(io::stdout())),
+        };
+        Ok(Output { sink: BufWriter::with_capacity(256 << 10, sink), dest })
     }
 
     pub fn writer(&mut self) -> &mut dyn Write {
-        &mut self.tmp
+        &mut self.sink
     }
 
     /// Publishes the finished report.
     pub fn commit(self) -> Result<(), UserError> {
-        let tmp = self
-            .tmp
+        let to = match &self.dest {
+            Dest::Stdout => "stdout".to_string(),
+            Dest::File(d) | Dest::Stream(d) => d.display().to_string(),
+        };
+        let sink = self
+            .sink
             .into_inner()
-            .map_err(|e| UserError::plain(format!("cannot write the report: {}", e.error())))?;
-        match &self.dest {
-            Dest::File(dest) => {
-                tmp.persist(dest).map_err(|e| {
-                    UserError::plain(format!("{}: cannot write the report: {}", dest.display(), e.error))
-                })?;
+            .map_err(|e| UserError::plain(format!("{to}: cannot write the report: {}", e.error())))?;
+        match sink {
+            Sink::Staged(tmp, dest) => tmp.persist(dest).map(drop).map_err(|e| e.error),
+            Sink::Direct { mut out, mut closed } => {
+                let r = out.flush();
+                unless_closed(&mut closed, r)
             }
-            Dest::Stream(dest) => {
-                let mut out = fs::OpenOptions::new().write(true).open(dest).map_err(|e| {
-                    UserError::plain(format!("{}: cannot write the report: {e}", dest.display()))
-                })?;
-                copy_report(&tmp, &mut out, &dest.display().to_string())?;
-            }
-            Dest::Stdout => copy_report(&tmp, &mut io::stdout().lock(), "stdout")?,
         }
-        Ok(())
+        .map_err(|e| UserError::plain(format!("{to}: cannot write the report: {e}")))
     }
 
     /// Abandons the report: the temporary file goes, and so does an older report at the
-    /// destination, which would otherwise pass for this run's.
+    /// destination, which would otherwise pass for this run's. What went to stdout or a stream
+    /// stays there, followed by the error.
     pub fn abort(self) {
         if let Dest::File(dest) = &self.dest {
             let _ = fs::remove_file(dest);
@@ -106,17 +159,9 @@ impl Output {
     }
 }
 
-/// Copies the finished report into `out`. A closed pipe (`spindle check … | head`) is the
-/// reader's choice, not a failure.
-fn copy_report(tmp: &NamedTempFile, out: &mut dyn Write, to: &str) -> Result<(), UserError> {
-    let mut report =
-        tmp.reopen().map_err(|e| UserError::plain(format!("cannot read back the report: {e}")))?;
-    match io::copy(&mut report, out).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(UserError::plain(format!("cannot write the report to {to}: {e}")))
-        }
-        _ => Ok(()),
-    }
+fn temp_beside(dest: &Path) -> io::Result<NamedTempFile> {
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    NamedTempFile::new_in(dir)
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it: readers see the old file or the

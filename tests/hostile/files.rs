@@ -1,5 +1,5 @@
-//! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6)
-//! and snapshots through pipes (7).
+//! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6),
+//! snapshots through pipes (7), and a report to stdout without `$TMPDIR` (15).
 //!
 //! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
 //! an endless read runs under a memory limit rather than against the machine's.
@@ -128,6 +128,10 @@ fn refused(o: &Output, words: &[&str]) {
     }
 }
 
+fn leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+}
+
 #[test]
 fn item06_fifo_in_snapshot_dir_is_refused_not_waited_on() {
     let dir = TempDir::new().unwrap();
@@ -238,4 +242,20 @@ fn item07_snapshot_through_a_pipe_is_read_once() {
     let mut cmd = spindle();
     cmd.args(["check", "-", "-"]);
     refused(&run(cmd, Some(SECTOR_63)), &["standard input"]);
+}
+
+#[test]
+fn item15_stdout_report_needs_no_tmpdir() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "a.json", SECTOR_63);
+    let empty = TempDir::new().unwrap();
+    for tmpdir in [dir.path().join("missing"), empty.path().to_path_buf()] {
+        let mut cmd = spindle();
+        cmd.arg("check").arg(&good).args(["--format", "json"]).env("TMPDIR", &tmpdir);
+        let o = run(cmd, None);
+        assert_eq!(o.status.code(), Some(1), "TMPDIR={}: {}", tmpdir.display(), stderr(&o));
+        let report: Value = serde_json::from_slice(&o.stdout).expect("the report on stdout");
+        assert_eq!(report["hosts"][0]["host"], "sql01");
+    }
+    assert_eq!(leftovers(empty.path()), Vec::<String>::new(), "nothing staged in $TMPDIR");
 }
