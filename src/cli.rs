@@ -143,8 +143,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
-    /// device or pipe such as /dev/stdout is written into as the run goes, as stdout is; - is
-    /// stdout).
+    /// replaced file keeps its mode and owner; a device or pipe such as /dev/stdout is written
+    /// into as the run goes, as stdout is; - is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Exit with status 1 when a finding at or above this severity is not waived.

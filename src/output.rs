@@ -3,12 +3,13 @@
 //! partial report, and never leaves yesterday's report looking current. To stdout, a device or
 //! a pipe: written as the run goes, since none can be replaced whole and staging the report
 //! elsewhere would make the run depend on that space (`$TMPDIR` full, missing, or RAM-backed).
+//!
+//! A published file keeps the mode (and, as root, the owner) of the one it replaces, else gets
+//! the umask's, as any program's file would.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-use tempfile::NamedTempFile;
 
 use crate::errors::UserError;
 
@@ -54,12 +55,14 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
 
 /// Where the report's bytes go while the run lasts.
 enum Sink {
-    /// A temporary file beside the destination, and the destination.
-    Staged(NamedTempFile, PathBuf),
+    Staged(Staged),
     /// Stdout or a stream. After the reader closes it (`spindle check … | head`), the rest is
     /// dropped: that is the reader's choice, not a failure, and the run still ends with the
     /// exit status of its findings.
-    Direct { out: Box<dyn Write>, closed: bool },
+    Direct {
+        out: Box<dyn Write>,
+        closed: bool,
+    },
 }
 
 impl Sink {
@@ -81,7 +84,7 @@ fn unless_closed(closed: &mut bool, r: io::Result<()>) -> io::Result<()> {
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Sink::Staged(tmp, _) => tmp.write(buf),
+            Sink::Staged(s) => s.file.write(buf),
             Sink::Direct { closed: true, .. } => Ok(buf.len()),
             Sink::Direct { out, closed } => {
                 let r = out.write_all(buf);
@@ -92,7 +95,7 @@ impl Write for Sink {
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Sink::Staged(tmp, _) => tmp.flush(),
+            Sink::Staged(s) => s.file.flush(),
             Sink::Direct { closed: true, .. } => Ok(()),
             Sink::Direct { out, closed } => {
                 let r = out.flush();
@@ -109,12 +112,9 @@ impl Output {
             Some(d) => destination(d)?,
         };
         let sink = match &dest {
-            Dest::File(d) => Sink::Staged(
-                temp_beside(d).map_err(|e| {
-                    UserError::plain(format!("{}: cannot create a temporary report file: {e}", d.display()))
-                })?,
-                d.clone(),
-            ),
+            Dest::File(d) => Sink::Staged(Staged::beside(d).map_err(|e| {
+                UserError::plain(format!("{}: cannot create a temporary report file: {e}", d.display()))
+            })?),
             Dest::Stream(d) => {
                 Sink::direct(Box::new(fs::OpenOptions::new().write(true).open(d).map_err(|e| {
                     UserError::plain(format!("{}: cannot write the report: {e}", d.display()))
@@ -140,7 +140,7 @@ impl Output {
             .into_inner()
             .map_err(|e| UserError::plain(format!("{to}: cannot write the report: {}", e.error())))?;
         match sink {
-            Sink::Staged(tmp, dest) => tmp.persist(dest).map(drop).map_err(|e| e.error),
+            Sink::Staged(staged) => staged.publish(),
             Sink::Direct { mut out, mut closed } => {
                 let r = out.flush();
                 unless_closed(&mut closed, r)
@@ -159,9 +159,71 @@ impl Output {
     }
 }
 
-fn temp_beside(dest: &Path) -> io::Result<NamedTempFile> {
-    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    NamedTempFile::new_in(dir)
+/// A file being written beside its destination, published by rename when complete.
+struct Staged {
+    file: fs::File,
+    dest: PathBuf,
+    /// Removed when dropped unpublished.
+    path: tempfile::TempPath,
+}
+
+impl Staged {
+    /// A new, empty, private (0600) file in `dest`'s directory, so that the rename is atomic.
+    fn beside(dest: &Path) -> io::Result<Staged> {
+        let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let (file, path) = tempfile::NamedTempFile::new_in(dir)?.into_parts();
+        Ok(Staged { file, dest: dest.to_path_buf(), path })
+    }
+
+    /// Gives the file its destination's name, replacing what was there in one step.
+    fn publish(self) -> io::Result<()> {
+        settle_mode(&self.file, &self.dest)?;
+        self.path.persist(&self.dest).map_err(|e| e.error)
+    }
+}
+
+/// Gives the staged file the mode of the file it replaces, and as root its owner and group (a
+/// CI step reading the report as another user must still be able to); a user who is not root
+/// keeps at least the group where it is theirs. A new file gets `0666` less the umask, as any
+/// program's. Set bits other than the permissions (setuid, setgid, sticky) are not copied: a
+/// report is not a program.
+#[cfg(unix)]
+fn settle_mode(file: &fs::File, dest: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
+    let mode = match fs::metadata(dest) {
+        Ok(old) if old.is_file() => {
+            if fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+                let _ = fchown(file, None, Some(old.gid()));
+            }
+            old.mode() & 0o777
+        }
+        _ => 0o666 & !umask(),
+    };
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn settle_mode(_: &fs::File, _: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// The process's umask. Linux says it in /proc/self/status (4.7 and later); umask(2) can only
+/// read it by setting it, meanwhile set to the strictest value so that a file another thread
+/// creates in between is private rather than public.
+#[cfg(unix)]
+fn umask() -> u32 {
+    let from_proc = fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines().find_map(|l| l.strip_prefix("Umask:")).and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+    });
+    if let Some(m) = from_proc {
+        return m;
+    }
+    // SAFETY: umask(2) cannot fail; the old value is put back at once.
+    let m = unsafe { libc::umask(0o077) };
+    unsafe { libc::umask(m) };
+    // mode_t is u16 on macOS and the BSDs.
+    #[allow(clippy::useless_conversion)]
+    u32::from(m)
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it: readers see the old file or the
@@ -171,9 +233,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), UserError> {
     let fail = |e: &dyn std::fmt::Display| UserError::plain(format!("{}: cannot write: {e}", path.display()));
     match destination(path)? {
         Dest::File(file) => {
-            let mut tmp = temp_beside(&file).map_err(|e| fail(&e))?;
-            tmp.write_all(bytes).and_then(|()| tmp.flush()).map_err(|e| fail(&e))?;
-            tmp.persist(&file).map_err(|e| fail(&e.error))?;
+            let mut tmp = Staged::beside(&file).map_err(|e| fail(&e))?;
+            tmp.file.write_all(bytes).map_err(|e| fail(&e))?;
+            tmp.publish().map_err(|e| fail(&e))?;
         }
         Dest::Stream(_) => {
             let mut out = fs::OpenOptions::new().write(true).open(path).map_err(|e| fail(&e))?;
@@ -219,5 +281,22 @@ mod tests {
 
         let e = write_atomically(dir.path(), b"x").unwrap_err();
         assert!(e.message.contains("is a directory"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_published_file_keeps_the_mode_it_replaces_else_takes_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::TempDir::new().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let fresh = dir.path().join("fresh.json");
+        write_atomically(&fresh, b"x").unwrap();
+        assert_eq!(mode(&fresh), 0o666 & !umask());
+
+        let old = dir.path().join("old.json");
+        fs::write(&old, "old").unwrap();
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o4751)).unwrap();
+        let staged = Staged::beside(&old).unwrap();
+        staged.publish().unwrap();
+        assert_eq!(mode(&old), 0o751, "the permissions, without setuid");
     }
 }

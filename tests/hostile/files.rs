@@ -1,5 +1,6 @@
 //! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6),
-//! snapshots through pipes (7), and a report to stdout without `$TMPDIR` (15).
+//! snapshots through pipes (7), the modes and owners of what spindle writes (14), and a report to
+//! stdout without `$TMPDIR` (15).
 //!
 //! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
 //! an endless read runs under a memory limit rather than against the machine's.
@@ -8,6 +9,7 @@ use std::ffi::CString;
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -15,6 +17,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use spindle_test_support::mock_sql;
 use tempfile::TempDir;
 
 const SECTOR_63: &str = r#"{
@@ -26,6 +29,8 @@ const SECTOR_63: &str = r#"{
   ]
 }
 "#;
+
+const PASSWORD: &str = "s3cr3t-Pa55word";
 
 /// Longest any one run may take before it counts as a hang.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -60,6 +65,16 @@ fn limit_memory(cmd: &mut Command) {
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            Ok(())
+        })
+    };
+}
+
+fn with_umask(cmd: &mut Command, mask: libc::mode_t) {
+    // SAFETY: umask is async-signal-safe and cannot fail.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::umask(mask);
             Ok(())
         })
     };
@@ -242,6 +257,52 @@ fn item07_snapshot_through_a_pipe_is_read_once() {
     let mut cmd = spindle();
     cmd.args(["check", "-", "-"]);
     refused(&run(cmd, Some(SECTOR_63)), &["standard input"]);
+}
+
+#[test]
+fn item14_written_files_keep_mode_and_owner_else_honour_the_umask() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "a.json", SECTOR_63);
+    let report = dir.path().join("report.json");
+    let check = || {
+        let mut cmd = spindle();
+        cmd.arg("check").arg(&good).args(["--format", "json", "-o"]).arg(&report);
+        with_umask(&mut cmd, 0o022);
+        let o = run(cmd, None);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    };
+    check();
+    assert_eq!(fs::metadata(&report).unwrap().mode() & 0o7777, 0o644, "a new report honours the umask");
+
+    // A report replaced keeps its mode, and as root its owner: a CI step running as that user
+    // must still read it.
+    fs::set_permissions(&report, fs::Permissions::from_mode(0o640)).unwrap();
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&report, Some(65534), Some(65534)).unwrap();
+    }
+    check();
+    let meta = fs::metadata(&report).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o640);
+    if root {
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+    }
+    let report: Value = serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(report["hosts"][0]["host"], "sql01", "the file is the new report");
+
+    // Snapshots too.
+    let peers = mock_sql::Peers::new();
+    let server = peers.sql(mock_sql::healthy("SQL01"));
+    let snap = dir.path().join("snap.json");
+    let mut cmd = spindle();
+    cmd.args(["collect", "sql", "--server", &server, "--user", "spindle", "--encrypt", "off", "-o"])
+        .arg(&snap)
+        .env("SPINDLE_SQL_PASSWORD", PASSWORD);
+    with_umask(&mut cmd, 0o022);
+    let o = run(cmd, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(fs::metadata(&snap).unwrap().mode() & 0o7777, 0o644, "a new snapshot honours the umask");
 }
 
 #[test]
