@@ -4,14 +4,17 @@
 //! a pipe: written as the run goes, since none can be replaced whole and staging the report
 //! elsewhere would make the run depend on that space (`$TMPDIR` full, missing, or RAM-backed).
 //!
-//! A published file keeps the mode (and, as root, the owner) of the one it replaces, else gets
-//! the umask's, as any program's file would.
+//! On Linux the temporary file has no name until it is published (`O_TMPFILE`, then `linkat`),
+//! so not even SIGKILL leaves it behind; elsewhere, and on file systems without `O_TMPFILE`, it
+//! is a named file removed on SIGINT and SIGTERM (see `signals`). A published file keeps the mode
+//! (and, as root, the owner) of the one it replaces, else gets the umask's.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::errors::UserError;
+use crate::signals::RemoveOnInterrupt;
 
 pub struct Output {
     sink: BufWriter<Sink>,
@@ -163,23 +166,93 @@ impl Output {
 struct Staged {
     file: fs::File,
     dest: PathBuf,
-    /// Removed when dropped unpublished.
-    path: tempfile::TempPath,
+    /// The temporary file's name when it has one (no `O_TMPFILE`): removed when dropped, and on
+    /// SIGINT or SIGTERM. Declared after `file`, and the path before its registration, so that
+    /// each is removed before it is forgotten.
+    named: Option<(tempfile::TempPath, RemoveOnInterrupt)>,
 }
 
 impl Staged {
     /// A new, empty, private (0600) file in `dest`'s directory, so that the rename is atomic.
     fn beside(dest: &Path) -> io::Result<Staged> {
         let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        #[cfg(target_os = "linux")]
+        if let Some(file) = unnamed_in(dir) {
+            return Ok(Staged { file, dest: dest.to_path_buf(), named: None });
+        }
+        Staged::named_beside(dest, dir)
+    }
+
+    /// [`Staged::beside`] with a name, for where there is no unnamed file.
+    fn named_beside(dest: &Path, dir: &Path) -> io::Result<Staged> {
         let (file, path) = tempfile::NamedTempFile::new_in(dir)?.into_parts();
-        Ok(Staged { file, dest: dest.to_path_buf(), path })
+        let registered = RemoveOnInterrupt::new(&path);
+        Ok(Staged { file, dest: dest.to_path_buf(), named: Some((path, registered)) })
     }
 
     /// Gives the file its destination's name, replacing what was there in one step.
     fn publish(self) -> io::Result<()> {
         settle_mode(&self.file, &self.dest)?;
-        self.path.persist(&self.dest).map_err(|e| e.error)
+        match self.named {
+            Some((path, _registered)) => path.persist(&self.dest).map_err(|e| e.error),
+            #[cfg(target_os = "linux")]
+            None => publish_unnamed(&self.file, &self.dest),
+            #[cfg(not(target_os = "linux"))]
+            None => unreachable!("only Linux stages a file without a name"),
+        }
     }
+}
+
+/// An unnamed file in `dir` (`O_TMPFILE`): nothing is left of it if the process dies, however.
+/// `None` where the file system or kernel has none, or `/proc` (through which it gets its name)
+/// is not mounted.
+#[cfg(target_os = "linux")]
+fn unnamed_in(dir: &Path) -> Option<fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new().write(true).custom_flags(libc::O_TMPFILE).mode(0o600).open(dir).ok()?;
+    Path::new(&format!("/proc/self/fd/{}", file.as_raw_fd())).exists().then_some(file)
+}
+
+/// Names an unnamed file `dest`: linked under a fresh temporary name beside it (`linkat` cannot
+/// replace a file), then renamed over it. Only between the two does the file have a name of its
+/// own, registered for removal on SIGINT and SIGTERM.
+#[cfg(target_os = "linux")]
+fn publish_unnamed(file: &fs::File, dest: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let salt =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    for _ in 0..64 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = dir.join(format!(".tmp{}-{:x}-{n}", std::process::id(), salt as u32));
+        let to = CString::new(name.as_os_str().as_bytes())?;
+        let registered = RemoveOnInterrupt::new(&name);
+        // SAFETY: both paths are NUL-terminated; AT_SYMLINK_FOLLOW makes the /proc link name
+        // the open file itself.
+        let r = unsafe {
+            libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+        };
+        if r != 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                continue;
+            }
+            return Err(e);
+        }
+        let renamed = fs::rename(&name, dest);
+        if renamed.is_err() {
+            let _ = fs::remove_file(&name);
+        }
+        drop(registered);
+        return renamed;
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name beside the file"))
 }
 
 /// Gives the staged file the mode of the file it replaces, and as root its owner and group (a
@@ -283,6 +356,51 @@ mod tests {
         assert!(e.message.contains("is a directory"), "{}", e.message);
     }
 
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_staged_file_is_unnamed_on_linux_and_leaves_nothing_when_dropped() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let dest = dir.path().join("report.json");
+        let mut staged = Staged::beside(&dest).unwrap();
+        staged.file.write_all(b"half").unwrap();
+        if cfg!(target_os = "linux") {
+            assert!(staged.named.is_none(), "tmpfs and ext4 have O_TMPFILE");
+            assert_eq!(names_in(dir.path()), Vec::<String>::new(), "no name while it is written");
+        }
+        drop(staged);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+
+        let mut staged = Staged::beside(&dest).unwrap();
+        staged.file.write_all(b"whole").unwrap();
+        staged.publish().unwrap();
+        assert_eq!(names_in(dir.path()), ["report.json"]);
+        assert_eq!(fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn a_named_staged_file_is_removed_when_dropped_and_renamed_when_published() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let dest = dir.path().join("report.json");
+        let staged = Staged::named_beside(&dest, dir.path()).unwrap();
+        assert_eq!(names_in(dir.path()).len(), 1);
+        drop(staged);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+
+        let mut staged = Staged::named_beside(&dest, dir.path()).unwrap();
+        staged.file.write_all(b"whole").unwrap();
+        staged.publish().unwrap();
+        assert_eq!(names_in(dir.path()), ["report.json"]);
+        assert_eq!(fs::read(&dest).unwrap(), b"whole");
+    }
+
     #[test]
     fn a_published_file_keeps_the_mode_it_replaces_else_takes_the_umask() {
         use std::os::unix::fs::PermissionsExt;
@@ -295,7 +413,7 @@ mod tests {
         let old = dir.path().join("old.json");
         fs::write(&old, "old").unwrap();
         fs::set_permissions(&old, fs::Permissions::from_mode(0o4751)).unwrap();
-        let staged = Staged::beside(&old).unwrap();
+        let staged = Staged::named_beside(&old, dir.path()).unwrap();
         staged.publish().unwrap();
         assert_eq!(mode(&old), 0o751, "the permissions, without setuid");
     }

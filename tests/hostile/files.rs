@@ -1,6 +1,6 @@
 //! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6),
-//! snapshots through pipes (7), the modes and owners of what spindle writes (14), and a report to
-//! stdout without `$TMPDIR` (15).
+//! snapshots through pipes (7), signals mid-run (13), the modes and owners of what spindle writes
+//! (14), and a report to stdout without `$TMPDIR` (15).
 //!
 //! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
 //! an endless read runs under a memory limit rather than against the machine's.
@@ -10,14 +10,15 @@ use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use spindle_test_support::mock_sql;
+use spindle_test_support::{fleet_gen, mock_sql};
 use tempfile::TempDir;
 
 const SECTOR_63: &str = r#"{
@@ -257,6 +258,159 @@ fn item07_snapshot_through_a_pipe_is_read_once() {
     let mut cmd = spindle();
     cmd.args(["check", "-", "-"]);
     refused(&run(cmd, Some(SECTOR_63)), &["standard input"]);
+}
+
+/// A fleet whose check outlasts the time it takes to signal it: generated once for the cases
+/// that interrupt a run.
+fn fleet() -> &'static Path {
+    static FLEET: OnceLock<TempDir> = OnceLock::new();
+    FLEET
+        .get_or_init(|| {
+            let dir = TempDir::new().unwrap();
+            fleet_gen::generate(dir.path(), 3000).unwrap();
+            dir
+        })
+        .path()
+}
+
+/// Waits until `child` holds a file open in `dir` (its temporary report, with or without a
+/// name) that satisfies `ready`; returns that file's descriptor link. Fails if the child ends
+/// first or the deadline passes.
+fn staged_file(child: &mut Child, dir: &Path, ready: impl Fn(&fs::Metadata) -> bool) -> PathBuf {
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before it was interrupted: make the fleet larger");
+        }
+        for fd in fs::read_dir(&fds).into_iter().flatten().flatten() {
+            let (Ok(target), Ok(meta)) = (fs::read_link(fd.path()), fs::metadata(fd.path())) else {
+                continue;
+            };
+            if target.starts_with(dir) && meta.is_file() && ready(&meta) {
+                return fd.path();
+            }
+        }
+        assert!(start.elapsed() < DEADLINE, "no temporary report in {} after {DEADLINE:?}", dir.display());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn signal(child: &Child, sig: libc::c_int) {
+    // SAFETY: a signal to our own, not yet reaped, child.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+}
+
+fn interrupted_check(out: &Path) -> Child {
+    spindle()
+        .args(["check", "--format", "json", "--jobs", "1", "-o"])
+        .arg(out.join("report.json"))
+        .arg(fleet())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn item13_sigterm_and_sigint_leave_no_temp_file() {
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let out = TempDir::new().unwrap();
+        let mut child = interrupted_check(out.path());
+        staged_file(&mut child, out.path(), |_| true);
+        signal(&child, sig);
+        let status = wait_until(&mut child, DEADLINE).expect("the run ends when signalled");
+        assert_eq!(status.code(), Some(code), "signal {sig}: {status}");
+        assert_eq!(leftovers(out.path()), Vec::<String>::new(), "signal {sig}");
+    }
+}
+
+#[test]
+fn item13_sigkill_leaves_no_temp_file() {
+    let out = TempDir::new().unwrap();
+    let mut child = interrupted_check(out.path());
+    // Killed mid-write: once part of the report is in the temporary file.
+    staged_file(&mut child, out.path(), |m| m.len() > 0);
+    signal(&child, libc::SIGKILL);
+    let status = wait_until(&mut child, DEADLINE).expect("SIGKILL ends the run");
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    assert_eq!(leftovers(out.path()), Vec::<String>::new());
+}
+
+/// A pseudo-terminal: the master end, and the path of the slave end.
+fn pty() -> (fs::File, PathBuf) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: posix_openpt returns a new descriptor or -1; grantpt, unlockpt and ptsname_r act
+    // on it; ptsname_r writes a NUL-terminated name into `name`.
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(master >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        assert_eq!(libc::grantpt(master), 0);
+        assert_eq!(libc::unlockpt(master), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(master, name.as_mut_ptr(), name.len()), 0);
+        let slave = std::ffi::CStr::from_ptr(name.as_ptr()).to_str().unwrap().to_owned();
+        (fs::File::from_raw_fd(master), PathBuf::from(slave))
+    }
+}
+
+#[test]
+fn item13_ctrl_c_at_the_password_prompt_restores_echo() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let (mut master, slave_path) = pty();
+    let slave =
+        fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOCTTY).open(&slave_path).unwrap();
+    let mut cmd = spindle();
+    cmd.args(["collect", "sql", "--server", "127.0.0.1,1", "--user", "spindle"])
+        .env_remove("SPINDLE_SQL_PASSWORD")
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave.try_clone().unwrap());
+    // SAFETY: setsid and ioctl are async-signal-safe: the child leads a session whose
+    // controlling terminal is the pty, as at a console, so Ctrl-C there is its SIGINT.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut reader = master.try_clone().unwrap();
+    // Detached: it ends with the test process (a read of the master waits while the slave is open).
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        while let Ok(n @ 1..) = reader.read(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = Vec::new();
+    let start = Instant::now();
+    while !String::from_utf8_lossy(&screen).contains("Password for spindle:") {
+        let left = DEADLINE.checked_sub(start.elapsed()).unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("no password prompt: {}", String::from_utf8_lossy(&screen))
+        });
+        match rx.recv_timeout(left) {
+            Ok(bytes) => screen.extend(bytes),
+            Err(_) => continue,
+        }
+    }
+    master.write_all(b"\x03").unwrap();
+    let status = wait_until(&mut child, DEADLINE).unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!("Ctrl-C did not end the run")
+    });
+    assert_eq!(status.code(), Some(130), "{status}");
+    // SAFETY: termios is plain data, filled by tcgetattr for the open slave.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::tcgetattr(slave.as_raw_fd(), &mut t) }, 0);
+    assert_ne!(t.c_lflag & libc::ECHO, 0, "echo left off after Ctrl-C at the password prompt");
 }
 
 #[test]
