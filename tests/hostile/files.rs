@@ -1,6 +1,7 @@
-//! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item 6),
-//! snapshots through pipes (7), signals mid-run (13), the modes and owners of what spindle writes
-//! (14), and a report to stdout without `$TMPDIR` (15).
+//! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item
+//! 6), snapshots through pipes (7), signals mid-run (13), the modes and owners of what spindle
+//! writes (14), a report to stdout without `$TMPDIR` (15), and one snapshot that cannot be saved
+//! in a fleet (16).
 //!
 //! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
 //! an endless read runs under a memory limit rather than against the machine's.
@@ -473,4 +474,33 @@ fn item15_stdout_report_needs_no_tmpdir() {
         assert_eq!(report["hosts"][0]["host"], "sql01");
     }
     assert_eq!(leftovers(empty.path()), Vec::<String>::new(), "nothing staged in $TMPDIR");
+}
+
+#[test]
+fn item16_unsaveable_snapshot_is_that_servers_error() {
+    let peers = mock_sql::Peers::new();
+    let (blocked, fine) = (peers.sql(mock_sql::healthy("SQL01")), peers.sql(mock_sql::healthy("SQL02")));
+    let dir = TempDir::new().unwrap();
+    let snaps = dir.path().join("snaps");
+    // A directory where the first server's snapshot would go: no one, not even root, writes it.
+    let in_the_way = snaps.join(format!("{}.json", blocked.replace(',', "_")));
+    fs::create_dir_all(&in_the_way).unwrap();
+    let mut cmd = spindle();
+    cmd.args(["check", "--format", "json", "--server", &blocked, "--server", &fine])
+        .args(["--user", "spindle", "--encrypt", "off", "--concurrency", "1", "--save-snapshots"])
+        .arg(&snaps)
+        .env("SPINDLE_SQL_PASSWORD", PASSWORD);
+    let o = run(cmd, None);
+    assert_eq!(o.status.code(), Some(2), "the run is incomplete: {}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("a whole report ({e}); stderr: {}", stderr(&o)));
+    let hosts = report["hosts"].as_array().unwrap();
+    let failed = hosts.iter().find(|h| h["host"] == blocked.as_str()).expect("the server's entry");
+    let why = failed["collection_error"].as_str().expect("a collection error");
+    assert!(why.contains(&in_the_way.display().to_string()), "{why}");
+    let checked = hosts.iter().find(|h| h["host"] == "SQL02").expect("the other server, checked");
+    assert!(checked["collection_error"].is_null());
+    assert!(checked["rules_run"].as_u64().unwrap() > 0);
+    assert_eq!(report["summary"]["collection_errors"], 1);
+    assert!(snaps.join(format!("{}.json", fine.replace(',', "_"))).is_file());
 }
