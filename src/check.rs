@@ -186,11 +186,21 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
                         summary.collection_errors += 1;
                         return Ok(());
                     }
-                    let mut docs = vec![live_document(
-                        &snapshot,
-                        &job.target.file_stem(),
-                        args.save_snapshots.as_deref(),
-                    )?];
+                    let saved =
+                        live_document(&snapshot, &job.target.file_stem(), args.save_snapshots.as_deref());
+                    // A snapshot that cannot be saved (a full disk, a file in the way) is that
+                    // server's error, as a collection that failed: the run goes on for the
+                    // others, marked incomplete.
+                    let doc = match saved {
+                        Ok(doc) => doc,
+                        Err(e) => {
+                            let why = format!("collected, but the snapshot was not saved: {}", e.message);
+                            writer.collection_error(&job.label, &why).map_err(report_io)?;
+                            summary.collection_errors += 1;
+                            return Ok(());
+                        }
+                    };
+                    let mut docs = vec![doc];
                     if let Some(g) = group_of_host.remove(snapshot.host.name.to_lowercase().as_str()) {
                         docs.extend(input::load_group(&files, &groups, g as usize)?);
                     }

@@ -103,8 +103,8 @@ pub enum InspectFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Snapshot files (`.json`) or directories of them. Files of the same host merge into one
-    /// view (volumes join by volume id).
+    /// Snapshot files (`.json`) or directories of them; `-` reads one from standard input. Files
+    /// of the same host merge into one view (volumes join by volume id).
     #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
     /// Check this machine: its host facts, merged with the local SQL Server's when one answers
@@ -143,7 +143,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
-    /// device or pipe such as /dev/stdout is written into when the run is complete; - is stdout).
+    /// replaced file keeps its mode and owner; a device or pipe such as /dev/stdout is written
+    /// into as the run goes, as stdout is; - is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Exit with status 1 when a finding at or above this severity is not waived.

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use spindle_core::load::parse_snapshot;
@@ -27,6 +27,10 @@ pub struct Files {
     names: Vec<u8>,
     /// Per file: its directory in `dirs`, and where its name ends in `names`.
     entries: Vec<(u32, u32)>,
+    /// The text of inputs that can be read only once (standard input, a pipe such as
+    /// `<(gunzip -c s.json.gz)`, a device), by file index in ascending order: read whole when
+    /// listed, since the host name and the load would otherwise each consume part of it.
+    held: Vec<(u32, String)>,
 }
 
 impl Files {
@@ -36,6 +40,19 @@ impl Files {
 
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// The text of file `i`: held since it was listed, or read now.
+    pub fn text(&self, i: usize) -> Result<String, UserError> {
+        match self.held(i) {
+            Some(text) => Ok(text.to_owned()),
+            None => read_text(&self.path(i)),
+        }
+    }
+
+    fn held(&self, i: usize) -> Option<&str> {
+        let i = u32::try_from(i).ok()?;
+        self.held.binary_search_by_key(&i, |(j, _)| *j).ok().map(|k| self.held[k].1.as_str())
     }
 
     pub fn path(&self, i: usize) -> PathBuf {
@@ -113,10 +130,21 @@ impl Groups {
 
 /// Expands the command line's files and directories into snapshot paths, in a stable order.
 /// A directory may hold only `.json` snapshots and subdirectories (hidden files are skipped);
-/// anything else is an error rather than a silently ignored file.
+/// anything else is an error rather than a silently ignored file. `-` is standard input; it
+/// and any other input that is not a regular file (a pipe, a device) is read here, once.
 pub fn discover(inputs: &[PathBuf]) -> Result<Files, UserError> {
     let mut out = Files::default();
+    let mut stdin_read = false;
     for input in inputs {
+        if input.as_os_str() == "-" {
+            if std::mem::replace(&mut stdin_read, true) {
+                return Err(UserError::plain("-: standard input can be read only once"));
+            }
+            let text = read_bounded(io::stdin().lock(), STDIN_NAME)?;
+            out.push_path(Path::new(STDIN_NAME))?;
+            out.hold(text);
+            continue;
+        }
         let meta = fs::metadata(input)
             .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", input.display())))?;
         if meta.is_dir() {
@@ -128,11 +156,25 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Files, UserError> {
                     input.display()
                 )));
             }
-        } else {
+        } else if meta.is_file() {
             out.push_path(input)?;
+        } else {
+            let text = read_stream(input)?;
+            out.push_path(input)?;
+            out.hold(text);
         }
     }
     Ok(out)
+}
+
+/// How standard input is named in reports and errors.
+const STDIN_NAME: &str = "<stdin>";
+
+impl Files {
+    /// Keeps the text of the file just pushed.
+    fn hold(&mut self, text: String) {
+        self.held.push((self.entries.len() as u32 - 1, text));
+    }
 }
 
 fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
@@ -150,6 +192,26 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
         if kind.is_dir() {
             walk(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "json") {
+            // A named pipe here would hang the run on its first read, and a device would be read
+            // to the size cap: neither is a snapshot file. A link is judged by what it points to.
+            if !kind.is_file() {
+                let meta = fs::metadata(&path)
+                    .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", path.display())))?;
+                if !meta.is_file() {
+                    return Err(UserError {
+                        help: Some(
+                            "a snapshot directory holds only regular .json files; name a pipe or \
+                             device on the command line to read it once"
+                                .into(),
+                        ),
+                        ..UserError::plain(format!(
+                            "{}: not a regular file ({})",
+                            path.display(),
+                            file_kind(&meta)
+                        ))
+                    });
+                }
+            }
             let dir = match here {
                 Some(d) => d,
                 None => *here.insert(out.add_dir(dir.to_path_buf())?),
@@ -167,10 +229,13 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
     Ok(())
 }
 
-/// Reads a snapshot file's text, refusing files too large to be snapshots before reading them.
+/// Reads a snapshot file's text, refusing files too large to be snapshots before reading them,
+/// and reading at most one byte over the cap whatever the file's size says (files in /proc or
+/// /sys say 0 or 4096).
 pub fn read_text(path: &Path) -> Result<String, UserError> {
     let shown = path.display();
-    let meta = fs::metadata(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let (file, meta) =
+        open_regular(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
     if meta.len() > MAX_SNAPSHOT_BYTES {
         return Err(UserError::plain(format!(
             "{shown}: file is {} bytes; a snapshot is at most {} bytes",
@@ -178,10 +243,118 @@ pub fn read_text(path: &Path) -> Result<String, UserError> {
             MAX_SNAPSHOT_BYTES
         )));
     }
-    let bytes = fs::read(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    read_bounded(file, &shown.to_string())
+}
+
+/// An input that is not a regular file, read whole, once: a pipe or a device.
+fn read_stream(path: &Path) -> Result<String, UserError> {
+    let shown = path.display().to_string();
+    let fail = |e: io::Error| UserError::plain(format!("{shown}: cannot read: {e}"));
+    let file = open_nonblocking(path).map_err(fail)?;
+    let meta = file.metadata().map_err(fail)?;
+    // The pipe was opened without waiting for a writer; its reads should wait for the data.
+    set_blocking(&file).map_err(fail)?;
+    let text = read_bounded(file, &shown)?;
+    if text.is_empty() && is_fifo(&meta) {
+        return Err(UserError::plain(format!(
+            "{shown}: a named pipe with nothing written into it (spindle does not wait for a writer)"
+        )));
+    }
+    Ok(text)
+}
+
+/// At most [`MAX_SNAPSHOT_BYTES`] of `r` as text; more is an error, found by reading one byte
+/// past the cap rather than trusting a size (`/dev/zero` and pipes have none).
+fn read_bounded(r: impl Read, shown: &str) -> Result<String, UserError> {
+    let mut bytes = Vec::new();
+    r.take(MAX_SNAPSHOT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(UserError::plain(format!(
+            "{shown}: more than {MAX_SNAPSHOT_BYTES} bytes; a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes"
+        )));
+    }
     String::from_utf8(bytes).map_err(|e| {
         UserError::plain(format!("{shown}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
     })
+}
+
+/// Opens `path` for reading without waiting: `open` of a named pipe blocks until a writer
+/// comes, which may be never.
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
+    }
+    #[cfg(not(unix))]
+    fs::File::open(path)
+}
+
+/// Opens a file that must be a regular file, refusing pipes, devices and sockets without
+/// blocking on them; checked on the open file, so a file swapped for a pipe after it was
+/// listed is refused too.
+pub(crate) fn open_regular(path: &Path) -> io::Result<(fs::File, fs::Metadata)> {
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other(format!("not a regular file ({})", file_kind(&meta))));
+    }
+    set_blocking(&file)?;
+    Ok((file, meta))
+}
+
+/// Clears the `O_NONBLOCK` that [`open_nonblocking`] set.
+fn set_blocking(file: &fs::File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this `File` owns; F_GETFL and F_SETFL take no pointers.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
+fn is_fifo(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// What a file that is not a regular file is, for an error message.
+pub(crate) fn file_kind(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe";
+        } else if t.is_char_device() {
+            return "a character device";
+        } else if t.is_block_device() {
+            return "a block device";
+        } else if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
 }
 
 /// Groups files by the host they describe (names compared without case, as Windows and DNS
@@ -196,7 +369,7 @@ pub fn group_by_host(files: &Files, threads: usize) -> Result<Groups, UserError>
     crate::ordered::for_each_in_order(
         &indices,
         threads,
-        |&i| host_name(&files.path(i as usize)),
+        |&i| host_name(files, i as usize),
         |name| {
             let key = name?.to_lowercase();
             let next = by_host.len() as u32;
@@ -229,12 +402,17 @@ pub fn group_by_host(files: &Files, threads: usize) -> Result<Groups, UserError>
 
 /// The host a snapshot file describes: from its first bytes when they name it, else from the
 /// whole file; a file that names none is an error, where it goes wrong.
-fn host_name(path: &Path) -> Result<String, UserError> {
-    if let Some(name) = host_name_from_head(path)? {
+fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
+    let path = files.path(i);
+    let head = match files.held(i) {
+        Some(text) => host_name_in_head(text.as_bytes()),
+        None => host_name_from_head(&path)?,
+    };
+    if let Some(name) = head {
         return Ok(name);
     }
     // No host name near the top: the full parse finds it or says what is wrong, and where.
-    let text = read_text(path)?;
+    let text = files.text(i)?;
     if let Some(name) =
         locate(&text, "/host/name").and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
     {
@@ -246,12 +424,15 @@ fn host_name(path: &Path) -> Result<String, UserError> {
         .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display()))))
 }
 
+/// How much of a file is read for its host name.
+const HEAD_BYTES: u64 = 8 << 10;
+
 /// The host name, when the first bytes of the file hold it (collectors write `host` first);
 /// `None` sends the caller to the whole file.
 fn host_name_from_head(path: &Path) -> Result<Option<String>, UserError> {
-    const HEAD_BYTES: u64 = 8 << 10;
     let shown = path.display();
-    let meta = fs::metadata(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let (file, meta) =
+        open_regular(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
     if meta.len() > MAX_SNAPSHOT_BYTES {
         return Err(UserError::plain(format!(
             "{shown}: file is {} bytes; a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes",
@@ -259,15 +440,20 @@ fn host_name_from_head(path: &Path) -> Result<Option<String>, UserError> {
         )));
     }
     let mut head = Vec::with_capacity(HEAD_BYTES as usize);
-    fs::File::open(path)
-        .and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head))
+    file.take(HEAD_BYTES)
+        .read_to_end(&mut head)
         .map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
-    let valid = match std::str::from_utf8(&head) {
+    Ok(host_name_in_head(&head))
+}
+
+fn host_name_in_head(head: &[u8]) -> Option<String> {
+    let head = &head[..head.len().min(HEAD_BYTES as usize)];
+    let valid = match std::str::from_utf8(head) {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     };
     // A span found in the head is complete: the scanner saw its closing quote.
-    Ok(locate(valid, "/host/name").and_then(|span| serde_json::from_str::<String>(&valid[span.value]).ok()))
+    locate(valid, "/host/name").and_then(|span| serde_json::from_str::<String>(&valid[span.value]).ok())
 }
 
 /// Reads and parses every file of one host.
@@ -277,11 +463,11 @@ pub fn load_group(files: &Files, groups: &Groups, g: usize) -> Result<Vec<Docume
         .iter()
         .map(|&i| {
             let p = &files.path(i as usize);
-            let text = read_text(p)?;
+            let text = files.text(i as usize)?;
             // parse_snapshot keeps the text for locating facts; on error we need it for the
-            // message, so parse from a copy only on the error path.
+            // message, so read it again only on the error path.
             parse_snapshot(&p.display().to_string(), text).map_err(|e| {
-                let text = fs::read_to_string(p).ok();
+                let text = files.text(i as usize).ok();
                 load_error(e, text.as_deref())
             })
         })

@@ -24,6 +24,7 @@ pub mod ordered;
 pub mod output;
 pub mod packs;
 mod password;
+pub mod signals;
 
 pub use check::run as check;
 pub use errors::UserError;

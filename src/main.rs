@@ -18,6 +18,9 @@ use crate::cli::{Cli, CollectCommand, Command, InspectFormat, PluginCommand, Sch
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // An interrupted run removes its temporary report and restores the terminal; see
+    // spindle::signals.
+    spindle::signals::install();
     let cli = Cli::parse();
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&args.into()).map(spindle::Exit::code),

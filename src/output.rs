@@ -1,18 +1,23 @@
-//! Where a report goes. Always through a temporary file: with `--output` it is renamed over the
-//! destination when the run completes, otherwise copied to stdout (or into a device or pipe
-//! given as `--output`), so a run that fails on bad input never leaves a partial report, and
-//! never leaves yesterday's report looking current.
+//! Where a report goes. To a file (`--output`): through a temporary file beside it, renamed over
+//! the destination when the run completes, so a run that fails on bad input never leaves a
+//! partial report, and never leaves yesterday's report looking current. To stdout, a device or
+//! a pipe: written as the run goes, since none can be replaced whole and staging the report
+//! elsewhere would make the run depend on that space (`$TMPDIR` full, missing, or RAM-backed).
+//!
+//! On Linux the temporary file has no name until it is published (`O_TMPFILE`, then `linkat`),
+//! so not even SIGKILL leaves it behind; elsewhere, and on file systems without `O_TMPFILE`, it
+//! is a named file removed on SIGINT and SIGTERM (see `signals`). A published file keeps the mode
+//! (and, as root, the owner) of the one it replaces, else gets the umask's.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
-
 use crate::errors::UserError;
+use crate::signals::RemoveOnInterrupt;
 
 pub struct Output {
-    tmp: BufWriter<NamedTempFile>,
+    sink: BufWriter<Sink>,
     dest: Dest,
 }
 
@@ -22,7 +27,7 @@ enum Dest {
     File(PathBuf),
     /// Something that is not a regular file, such as `/dev/null`, `/dev/stdout` or a named pipe:
     /// it cannot be renamed over (as root, that would replace the device with a file), so the
-    /// finished report is copied into it, as to stdout.
+    /// report is written into it, as to stdout.
     Stream(PathBuf),
 }
 
@@ -51,9 +56,56 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
     })
 }
 
-fn temp_beside(dest: &Path) -> io::Result<NamedTempFile> {
-    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    NamedTempFile::new_in(dir)
+/// Where the report's bytes go while the run lasts.
+enum Sink {
+    Staged(Staged),
+    /// Stdout or a stream. After the reader closes it (`spindle check … | head`), the rest is
+    /// dropped: that is the reader's choice, not a failure, and the run still ends with the
+    /// exit status of its findings.
+    Direct {
+        out: Box<dyn Write>,
+        closed: bool,
+    },
+}
+
+impl Sink {
+    fn direct(out: Box<dyn Write>) -> Sink {
+        Sink::Direct { out, closed: false }
+    }
+}
+
+fn unless_closed(closed: &mut bool, r: io::Result<()>) -> io::Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            *closed = true;
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Staged(s) => s.file.write(buf),
+            Sink::Direct { closed: true, .. } => Ok(buf.len()),
+            Sink::Direct { out, closed } => {
+                let r = out.write_all(buf);
+                unless_closed(closed, r).map(|()| buf.len())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Staged(s) => s.file.flush(),
+            Sink::Direct { closed: true, .. } => Ok(()),
+            Sink::Direct { out, closed } => {
+                let r = out.flush();
+                unless_closed(closed, r)
+            }
+        }
+    }
 }
 
 impl Output {
@@ -62,43 +114,47 @@ impl Output {
             None => Dest::Stdout,
             Some(d) => destination(d)?,
         };
-        let tmp = match &dest {
-            Dest::File(d) => temp_beside(d),
-            Dest::Stdout | Dest::Stream(_) => NamedTempFile::new(),
-        }
-        .map_err(|e| UserError::plain(format!("cannot create a temporary report file: {e}")))?;
-        Ok(Output { tmp: BufWriter::with_capacity(256 << 10, tmp), dest })
+        let sink = match &dest {
+            Dest::File(d) => Sink::Staged(Staged::beside(d).map_err(|e| {
+                UserError::plain(format!("{}: cannot create a temporary report file: {e}", d.display()))
+            })?),
+            Dest::Stream(d) => {
+                Sink::direct(Box::new(fs::OpenOptions::new().write(true).open(d).map_err(|e| {
+                    UserError::plain(format!("{}: cannot write the report: {e}", d.display()))
+                })?))
+            }
+            Dest::Stdout => Sink::direct(Box::new(io::stdout())),
+        };
+        Ok(Output { sink: BufWriter::with_capacity(256 << 10, sink), dest })
     }
 
     pub fn writer(&mut self) -> &mut dyn Write {
-        &mut self.tmp
+        &mut self.sink
     }
 
     /// Publishes the finished report.
     pub fn commit(self) -> Result<(), UserError> {
-        let tmp = self
-            .tmp
+        let to = match &self.dest {
+            Dest::Stdout => "stdout".to_string(),
+            Dest::File(d) | Dest::Stream(d) => d.display().to_string(),
+        };
+        let sink = self
+            .sink
             .into_inner()
-            .map_err(|e| UserError::plain(format!("cannot write the report: {}", e.error())))?;
-        match &self.dest {
-            Dest::File(dest) => {
-                tmp.persist(dest).map_err(|e| {
-                    UserError::plain(format!("{}: cannot write the report: {}", dest.display(), e.error))
-                })?;
+            .map_err(|e| UserError::plain(format!("{to}: cannot write the report: {}", e.error())))?;
+        match sink {
+            Sink::Staged(staged) => staged.publish(),
+            Sink::Direct { mut out, mut closed } => {
+                let r = out.flush();
+                unless_closed(&mut closed, r)
             }
-            Dest::Stream(dest) => {
-                let mut out = fs::OpenOptions::new().write(true).open(dest).map_err(|e| {
-                    UserError::plain(format!("{}: cannot write the report: {e}", dest.display()))
-                })?;
-                copy_report(&tmp, &mut out, &dest.display().to_string())?;
-            }
-            Dest::Stdout => copy_report(&tmp, &mut io::stdout().lock(), "stdout")?,
         }
-        Ok(())
+        .map_err(|e| UserError::plain(format!("{to}: cannot write the report: {e}")))
     }
 
     /// Abandons the report: the temporary file goes, and so does an older report at the
-    /// destination, which would otherwise pass for this run's.
+    /// destination, which would otherwise pass for this run's. What went to stdout or a stream
+    /// stays there, followed by the error.
     pub fn abort(self) {
         if let Dest::File(dest) = &self.dest {
             let _ = fs::remove_file(dest);
@@ -106,17 +162,141 @@ impl Output {
     }
 }
 
-/// Copies the finished report into `out`. A closed pipe (`spindle check … | head`) is the
-/// reader's choice, not a failure.
-fn copy_report(tmp: &NamedTempFile, out: &mut dyn Write, to: &str) -> Result<(), UserError> {
-    let mut report =
-        tmp.reopen().map_err(|e| UserError::plain(format!("cannot read back the report: {e}")))?;
-    match io::copy(&mut report, out).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(UserError::plain(format!("cannot write the report to {to}: {e}")))
+/// A file being written beside its destination, published by rename when complete.
+struct Staged {
+    file: fs::File,
+    dest: PathBuf,
+    /// The temporary file's name when it has one (no `O_TMPFILE`): removed when dropped, and on
+    /// SIGINT or SIGTERM. Declared after `file`, and the path before its registration, so that
+    /// each is removed before it is forgotten.
+    named: Option<(tempfile::TempPath, RemoveOnInterrupt)>,
+}
+
+impl Staged {
+    /// A new, empty, private (0600) file in `dest`'s directory, so that the rename is atomic.
+    fn beside(dest: &Path) -> io::Result<Staged> {
+        let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        #[cfg(target_os = "linux")]
+        if let Some(file) = unnamed_in(dir) {
+            return Ok(Staged { file, dest: dest.to_path_buf(), named: None });
         }
-        _ => Ok(()),
+        Staged::named_beside(dest, dir)
     }
+
+    /// [`Staged::beside`] with a name, for where there is no unnamed file.
+    fn named_beside(dest: &Path, dir: &Path) -> io::Result<Staged> {
+        let (file, path) = tempfile::NamedTempFile::new_in(dir)?.into_parts();
+        let registered = RemoveOnInterrupt::new(&path);
+        Ok(Staged { file, dest: dest.to_path_buf(), named: Some((path, registered)) })
+    }
+
+    /// Gives the file its destination's name, replacing what was there in one step.
+    fn publish(self) -> io::Result<()> {
+        settle_mode(&self.file, &self.dest)?;
+        match self.named {
+            Some((path, _registered)) => path.persist(&self.dest).map_err(|e| e.error),
+            #[cfg(target_os = "linux")]
+            None => publish_unnamed(&self.file, &self.dest),
+            #[cfg(not(target_os = "linux"))]
+            None => unreachable!("only Linux stages a file without a name"),
+        }
+    }
+}
+
+/// An unnamed file in `dir` (`O_TMPFILE`): nothing is left of it if the process dies, however.
+/// `None` where the file system or kernel has none, or `/proc` (through which it gets its name)
+/// is not mounted.
+#[cfg(target_os = "linux")]
+fn unnamed_in(dir: &Path) -> Option<fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new().write(true).custom_flags(libc::O_TMPFILE).mode(0o600).open(dir).ok()?;
+    Path::new(&format!("/proc/self/fd/{}", file.as_raw_fd())).exists().then_some(file)
+}
+
+/// Names an unnamed file `dest`: linked under a fresh temporary name beside it (`linkat` cannot
+/// replace a file), then renamed over it. Only between the two does the file have a name of its
+/// own, registered for removal on SIGINT and SIGTERM.
+#[cfg(target_os = "linux")]
+fn publish_unnamed(file: &fs::File, dest: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let salt =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    for _ in 0..64 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = dir.join(format!(".tmp{}-{:x}-{n}", std::process::id(), salt as u32));
+        let to = CString::new(name.as_os_str().as_bytes())?;
+        let registered = RemoveOnInterrupt::new(&name);
+        // SAFETY: both paths are NUL-terminated; AT_SYMLINK_FOLLOW makes the /proc link name
+        // the open file itself.
+        let r = unsafe {
+            libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+        };
+        if r != 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                continue;
+            }
+            return Err(e);
+        }
+        let renamed = fs::rename(&name, dest);
+        if renamed.is_err() {
+            let _ = fs::remove_file(&name);
+        }
+        drop(registered);
+        return renamed;
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name beside the file"))
+}
+
+/// Gives the staged file the mode of the file it replaces, and as root its owner and group (a
+/// CI step reading the report as another user must still be able to); a user who is not root
+/// keeps at least the group where it is theirs. A new file gets `0666` less the umask, as any
+/// program's. Set bits other than the permissions (setuid, setgid, sticky) are not copied: a
+/// report is not a program.
+#[cfg(unix)]
+fn settle_mode(file: &fs::File, dest: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
+    let mode = match fs::metadata(dest) {
+        Ok(old) if old.is_file() => {
+            if fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+                let _ = fchown(file, None, Some(old.gid()));
+            }
+            old.mode() & 0o777
+        }
+        _ => 0o666 & !umask(),
+    };
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn settle_mode(_: &fs::File, _: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// The process's umask. Linux says it in /proc/self/status (4.7 and later); umask(2) can only
+/// read it by setting it, meanwhile set to the strictest value so that a file another thread
+/// creates in between is private rather than public.
+#[cfg(unix)]
+fn umask() -> u32 {
+    let from_proc = fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines().find_map(|l| l.strip_prefix("Umask:")).and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+    });
+    if let Some(m) = from_proc {
+        return m;
+    }
+    // SAFETY: umask(2) cannot fail; the old value is put back at once.
+    let m = unsafe { libc::umask(0o077) };
+    unsafe { libc::umask(m) };
+    // mode_t is u16 on macOS and the BSDs.
+    #[allow(clippy::useless_conversion)]
+    u32::from(m)
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it: readers see the old file or the
@@ -126,9 +306,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), UserError> {
     let fail = |e: &dyn std::fmt::Display| UserError::plain(format!("{}: cannot write: {e}", path.display()));
     match destination(path)? {
         Dest::File(file) => {
-            let mut tmp = temp_beside(&file).map_err(|e| fail(&e))?;
-            tmp.write_all(bytes).and_then(|()| tmp.flush()).map_err(|e| fail(&e))?;
-            tmp.persist(&file).map_err(|e| fail(&e.error))?;
+            let mut tmp = Staged::beside(&file).map_err(|e| fail(&e))?;
+            tmp.file.write_all(bytes).map_err(|e| fail(&e))?;
+            tmp.publish().map_err(|e| fail(&e))?;
         }
         Dest::Stream(_) => {
             let mut out = fs::OpenOptions::new().write(true).open(path).map_err(|e| fail(&e))?;
@@ -174,5 +354,67 @@ mod tests {
 
         let e = write_atomically(dir.path(), b"x").unwrap_err();
         assert!(e.message.contains("is a directory"), "{}", e.message);
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_staged_file_is_unnamed_on_linux_and_leaves_nothing_when_dropped() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let dest = dir.path().join("report.json");
+        let mut staged = Staged::beside(&dest).unwrap();
+        staged.file.write_all(b"half").unwrap();
+        if cfg!(target_os = "linux") {
+            assert!(staged.named.is_none(), "tmpfs and ext4 have O_TMPFILE");
+            assert_eq!(names_in(dir.path()), Vec::<String>::new(), "no name while it is written");
+        }
+        drop(staged);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+
+        let mut staged = Staged::beside(&dest).unwrap();
+        staged.file.write_all(b"whole").unwrap();
+        staged.publish().unwrap();
+        assert_eq!(names_in(dir.path()), ["report.json"]);
+        assert_eq!(fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn a_named_staged_file_is_removed_when_dropped_and_renamed_when_published() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let dest = dir.path().join("report.json");
+        let staged = Staged::named_beside(&dest, dir.path()).unwrap();
+        assert_eq!(names_in(dir.path()).len(), 1);
+        drop(staged);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+
+        let mut staged = Staged::named_beside(&dest, dir.path()).unwrap();
+        staged.file.write_all(b"whole").unwrap();
+        staged.publish().unwrap();
+        assert_eq!(names_in(dir.path()), ["report.json"]);
+        assert_eq!(fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn a_published_file_keeps_the_mode_it_replaces_else_takes_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::TempDir::new().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let fresh = dir.path().join("fresh.json");
+        write_atomically(&fresh, b"x").unwrap();
+        assert_eq!(mode(&fresh), 0o666 & !umask());
+
+        let old = dir.path().join("old.json");
+        fs::write(&old, "old").unwrap();
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o4751)).unwrap();
+        let staged = Staged::named_beside(&old, dir.path()).unwrap();
+        staged.publish().unwrap();
+        assert_eq!(mode(&old), 0o751, "the permissions, without setuid");
     }
 }

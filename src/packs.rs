@@ -1,5 +1,6 @@
 //! Builtin rule packs (embedded from `rule-packs/`) and packs read from files.
 
+use std::io::Read;
 use std::path::Path;
 
 use spindle_core::pack::{PackLoader, SourceText};
@@ -28,14 +29,25 @@ impl PackLoader for Loader {
             None => Path::new(reference).to_path_buf(),
         };
         let shown = path.display().to_string();
-        let meta = std::fs::metadata(&path).map_err(|e| {
+        // Opened without waiting and refused unless a regular file: a named pipe would hang the
+        // run. At most one byte over the cap is read, whatever the size says.
+        let (file, meta) = crate::input::open_regular(&path).map_err(|e| {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             format!("cannot read pack `{shown}`: {e} (builtin packs: {})", names.join(", "))
         })?;
         if meta.len() > MAX_PACK_BYTES {
             return Err(format!("pack `{shown}` is {} bytes; packs are limited to 4 MiB", meta.len()));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read pack `{shown}`: {e}"))?;
+        let mut bytes = Vec::new();
+        file.take(MAX_PACK_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read pack `{shown}`: {e}"))?;
+        if bytes.len() as u64 > MAX_PACK_BYTES {
+            return Err(format!("pack `{shown}` is over 4 MiB; packs are limited to 4 MiB"));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            format!("cannot read pack `{shown}`: not UTF-8 text (byte {})", e.utf8_error().valid_up_to())
+        })?;
         Ok(SourceText { path: shown, text })
     }
 }

@@ -21,10 +21,17 @@ pub fn prompt_password(prompt: &str) -> io::Result<String> {
     let mut quiet = saved;
     quiet.c_lflag &= !libc::ECHO;
     quiet.c_lflag |= libc::ECHONL;
+    // Ctrl-C at the prompt would otherwise leave the shell with echo off.
+    let _restore = crate::signals::RestoreTerminalOnInterrupt::new(fd, saved);
     // SAFETY: `fd` is open for the whole call and `quiet`/`saved` are valid termios values.
     unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
     let password = rpassword::prompt_password(prompt);
     unsafe { libc::tcsetattr(fd, libc::TCSANOW, &saved) };
+    if password.as_ref().is_err_and(|e| e.kind() == io::ErrorKind::Interrupted) {
+        // Ctrl-C: rpassword has raised SIGINT; the run ends as interrupted (130), not with an
+        // error of its own.
+        crate::signals::interrupted(libc::SIGINT);
+    }
     password
 }
 
