@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use spindle_core::facts::Snapshot;
+use spindle_core::untrusted;
 use tokio::task::JoinSet;
 
 use spindle_collectors::sql::target::Target;
@@ -132,7 +133,9 @@ where
             let i = index_of.remove(&id).expect("every task is indexed");
             bar.inc(1);
             if let Err(e) = &outcome {
-                bar.set_message(format!("{}: {}", jobs[i].label, e));
+                // The error may quote the server: the bar draws on the terminal.
+                let (label, e) = (untrusted::name(&jobs[i].label), e.to_string());
+                bar.set_message(format!("{label}: {}", untrusted::message(&e)));
             }
             done(i, outcome)?;
         }

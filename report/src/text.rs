@@ -221,7 +221,8 @@ impl ReportWriter for TextWriter<'_> {
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
-        writeln!(self.w, "{}\n  ✗ no facts collected: {}\n", untrusted::name(source), framed(message))
+        // Marked as a host's section is: a label of data never starts a line.
+        writeln!(self.w, "━━ {}\n  ✗ no facts collected: {}\n", untrusted::name(source), framed(message))
     }
 
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
