@@ -1,7 +1,8 @@
 //! `spindle check`: packs → rules → each host's facts → findings → the chosen report.
 //!
 //! Facts come from snapshot files, from live SQL Servers (`--server`, `--inventory`), or both:
-//! a live server's snapshot merges with the files of the same host.
+//! a live server's snapshot merges with the files of the host it was reached at, as the command
+//! line or the inventory names it (never as the server names itself).
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, check_host};
-use spindle_core::facts::Snapshot;
+use spindle_core::facts::{CollectorReport, NotCollected, Snapshot};
 use spindle_core::load::{oversized, parse_snapshot};
 use spindle_core::pack::{Config, load_packs};
 use spindle_core::rule::{Rule, RuleMeta};
@@ -170,14 +171,16 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
         if let Some(docs) = local_docs.take() {
             check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
         }
-        // A live server's snapshot merges with the files of its host.
+        // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
         let quiet = args.output.is_none() && args.format != Format::Text;
         let progress = std::io::stderr().is_terminal() && !quiet;
+        // Printed once the progress bar is gone.
+        let mut renamed: Vec<String> = vec![];
         fleet::run(&jobs, args.concurrency.max(1), progress, |i, outcome| -> Result<(), UserError> {
             let job = &jobs[i];
             match outcome {
-                Ok(snapshot) => {
+                Ok(mut snapshot) => {
                     // What a snapshot file would be refused for (a name of megabytes) is that
                     // server's failure, not the run's.
                     if let Some(o) = oversized(&snapshot) {
@@ -186,12 +189,13 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
                         summary.collection_errors += 1;
                         return Ok(());
                     }
+                    let claimed = claimed_elsewhere(&mut snapshot, job);
                     let saved =
                         live_document(&snapshot, &job.target.file_stem(), args.save_snapshots.as_deref());
                     // A snapshot that cannot be saved (a full disk, a file in the way) is that
                     // server's error, as a collection that failed: the run goes on for the
                     // others, marked incomplete.
-                    let doc = match saved {
+                    let live = match saved {
                         Ok(doc) => doc,
                         Err(e) => {
                             let why = format!("collected, but the snapshot was not saved: {}", e.message);
@@ -200,9 +204,17 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
                             return Ok(());
                         }
                     };
-                    let mut docs = vec![doc];
-                    if let Some(g) = group_of_host.remove(snapshot.host.name.to_lowercase().as_str()) {
-                        docs.extend(input::load_group(&files, &groups, g as usize)?);
+                    let mut docs = match group_of_host.remove(job.target.host.to_lowercase().as_str()) {
+                        Some(g) => input::load_group(&files, &groups, g as usize)?,
+                        None => vec![],
+                    };
+                    if let Some(warning) = claimed {
+                        // The files of the host named by the user name the merged host, and
+                        // their facts win over the server's where both have one.
+                        docs.push(live);
+                        renamed.push(warning);
+                    } else {
+                        docs.insert(0, live);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
                     check_and_write(engine, docs, today, &mut writer, &mut summary)?;
@@ -214,6 +226,9 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
             }
             Ok(())
         })?;
+        for w in renamed {
+            eprintln!("{w}");
+        }
         let mut remaining: Vec<u32> = group_of_host.into_values().collect();
         remaining.sort_unstable();
         let render = writer.renderer();
@@ -355,6 +370,35 @@ fn live_jobs(args: &CheckOptions) -> Result<Vec<(Job, PackList)>, UserError> {
         }
     }
     Ok(out)
+}
+
+/// When the server calls its machine something other than the host it was reached at: a note
+/// in the snapshot (the collector's `host.name`) and the warning to print. The name is the
+/// server's own word, and any server can claim any name: merging on it would let a server at
+/// one address put its facts into the files of another host. So a live server merges only with
+/// the files of the host the command line or the inventory names.
+fn claimed_elsewhere(snapshot: &mut Snapshot, job: &Job) -> Option<String> {
+    let claimed = &snapshot.host.name;
+    let reached = &job.target.host;
+    if claimed.to_lowercase() == reached.to_lowercase() {
+        return None;
+    }
+    let reason = format!(
+        "the server reached at {reached} calls its machine {claimed}: its facts are merged only with \
+         snapshot files of {reached}, never with those of {claimed} (name the server as its machine \
+         is named for them to merge)"
+    );
+    let warning = format!("warning: {}: {reason}", job.label);
+    let note = NotCollected { fact: "host.name".into(), reason };
+    match snapshot.collectors.iter_mut().find(|c| c.name == "sql") {
+        Some(c) => c.not_collected.push(note),
+        None => snapshot.collectors.push(CollectorReport {
+            name: "sql".into(),
+            version: None,
+            not_collected: vec![note],
+        }),
+    }
+    Some(warning)
 }
 
 /// A collected snapshot as a document the view can locate facts in: saved under `dir` when
