@@ -388,7 +388,12 @@ fn claimed_elsewhere(snapshot: &mut Snapshot, job: &Job) -> Option<String> {
          snapshot files of {reached}, never with those of {claimed} (name the server as its machine \
          is named for them to merge)"
     );
-    let warning = format!("warning: {}: {reason}", job.label);
+    // The snapshot keeps the server's words as data; the terminal gets them escaped.
+    let warning = format!(
+        "warning: {}: {}",
+        spindle_core::untrusted::name(&job.label),
+        spindle_core::untrusted::message(&reason)
+    );
     let note = NotCollected { fact: "host.name".into(), reason };
     match snapshot.collectors.iter_mut().find(|c| c.name == "sql") {
         Some(c) => c.not_collected.push(note),
