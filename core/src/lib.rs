@@ -27,6 +27,6 @@ mod tolerant;
 pub mod units;
 pub mod view;
 
-pub use finding::{Finding, NotEvaluated, Severity};
+pub use finding::{Finding, NotApplicable, NotEvaluated, Severity};
 pub use rule::{Ctx, Need, Rule, RuleMeta};
 pub use view::{HostView, Located};
