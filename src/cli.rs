@@ -7,7 +7,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
 use spindle::explain::RulesFormat as LibRulesFormat;
-use spindle::options::{CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat};
+use spindle::options::{
+    CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat, Require as LibRequire,
+};
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
@@ -130,8 +132,8 @@ pub struct CheckArgs {
     /// these files.
     #[arg(long, value_name = "DIR", help_heading = "Live collection")]
     pub save_snapshots: Option<PathBuf>,
-    /// A server that cannot be collected is reported but does not make the run incomplete
-    /// (exit status 2).
+    /// A server that cannot be collected (with --local: the local SQL Server) is reported but
+    /// does not make the run incomplete (exit status 2). --require sql overrides it.
     #[arg(long, help_heading = "Live collection")]
     pub allow_unreachable: bool,
     #[command(flatten)]
@@ -146,9 +148,16 @@ pub struct CheckArgs {
     /// device or pipe such as /dev/stdout is written into when the run is complete; - is stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Exit with status 1 when a finding at or above this severity is not waived.
+    /// Exit with status 1 when a finding at or above this severity is not waived. `note` also
+    /// counts checks not evaluated for lack of a fact (never those not applicable).
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    /// Exit with status 2 (the run is incomplete) when a host lacks these facts: `sql` — SQL
+    /// Server's (sql_instances; a server that could not be reached fails it too, whatever
+    /// --allow-unreachable says), `host` — the host's storage (disks, partitions and volumes).
+    /// Comma-separated or repeated: `--require sql,host`.
+    #[arg(long, value_enum, value_name = "FACTS", value_delimiter = ',')]
+    pub require: Vec<RequireArg>,
     /// Hosts checked at once from snapshot files (default: one per CPU). The report lists them
     /// in file order whatever the number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -168,6 +177,12 @@ pub enum FailOn {
     Warning,
     Note,
     Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RequireArg {
+    Sql,
+    Host,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -269,6 +284,14 @@ impl From<CheckArgs> for CheckOptions {
                 FailOn::Note => LibFailOn::Note,
                 FailOn::Never => LibFailOn::Never,
             },
+            require: a
+                .require
+                .into_iter()
+                .map(|r| match r {
+                    RequireArg::Sql => LibRequire::Sql,
+                    RequireArg::Host => LibRequire::Host,
+                })
+                .collect(),
             jobs: a.jobs.map(usize::from),
         }
     }

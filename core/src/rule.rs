@@ -306,7 +306,8 @@ impl<'a, P> Ctx<'a, P> {
     }
 }
 
-pub(crate) fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
+/// The reason a collector of `view` gave for not collecting `fact` (`collector: reason`), if any.
+pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
     let leaf = fact.rsplit(['.', '/']).next().unwrap_or(fact);
     view.collectors.iter().flat_map(|c| c.not_collected.iter().map(move |n| (c, n))).find_map(|(c, n)| {
         let nf = n.fact.as_str();
