@@ -21,9 +21,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What `spindle check --help` ends with: how a pipeline reads the outcome.
+const CHECK_EXIT_STATUS: &str = "\
+Exit status:
+  0  no unwaived finding at or above --fail-on
+  1  such findings
+  2  bad input or usage (nothing written; a stale --output report is removed), or an incomplete
+     run (report written and marked incomplete): a rule failed, a server's facts could not be
+     collected (the SQL Server of --local included; unless --allow-unreachable), or a host could
+     not be judged (no rule could be evaluated on it, or it lacks what --require names)";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check facts snapshots against rule packs.
+    #[command(after_help = CHECK_EXIT_STATUS)]
     Check(CheckArgs),
     /// List the builtin rules: code, name, default severity, packs.
     Rules {
@@ -110,7 +121,8 @@ pub struct CheckArgs {
     #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
     /// Check this machine: its host facts, merged with the local SQL Server's when one answers
-    /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner.
+    /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner. A
+    /// SQL Server that cannot be read is a collection error, as for --server.
     #[arg(long, conflicts_with = "inventory", help_heading = "Live collection")]
     pub local: bool,
     /// Collect from this SQL Server and check it: `host`, `host\instance` or `host,port`.
@@ -145,7 +157,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
-    /// device or pipe such as /dev/stdout is written into when the run is complete; - is stdout).
+    /// device or pipe such as /dev/stdout is written into when the run is complete; - is stdout),
+    /// and a one-line summary of the run, with why it failed, to stderr.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Exit with status 1 when a finding at or above this severity is not waived. `note` also

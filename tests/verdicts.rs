@@ -246,6 +246,7 @@ fn require_fails_a_run_whose_hosts_lack_the_named_facts() {
 
     let help = stdout(&spindle(&["check", "--help"]));
     assert!(help.contains("--require <FACTS>") && help.contains("[possible values: sql, host]"), "{help}");
+    assert!(help.contains("Exit status:\n  0  no unwaived finding"), "{help}");
     let o = spindle(&["check", s(&host), "--require", "disks"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("invalid value 'disks'"), "{}", stderr(&o));
