@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::Path;
+use std::{fs, panic};
 
 use spindle_core::date::Date;
-use spindle_core::engine::{ActiveRule, check_host};
+use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::facts::{CollectorReport, NotCollected, Snapshot};
 use spindle_core::load::{oversized, parse_snapshot};
 use spindle_core::pack::{Config, load_packs};
-use spindle_core::rule::{Rule, RuleMeta};
+use spindle_core::rule::{Rule, RuleMeta, collector_reason};
 use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
@@ -28,7 +29,7 @@ use crate::errors::UserError;
 use crate::fleet::{self, Job};
 use crate::input;
 use crate::inventory;
-use crate::options::{CheckOptions, Exit, FailOn, Format};
+use crate::options::{CheckOptions, Exit, FailOn, Format, Require};
 use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
@@ -93,7 +94,7 @@ impl Engine {
 
     /// Runs every active rule on one host and applies the waivers (`today` decides which have
     /// expired).
-    pub fn check(&self, view: &HostView, today: Date) -> spindle_core::engine::HostReport {
+    pub fn check(&self, view: &HostView, today: Date) -> HostReport {
         check_host(&self.active, view, &self.cfg.waivers, today)
     }
 
@@ -110,7 +111,56 @@ impl Engine {
 
 /// Runs a check as `options` say and writes its report. `Err` is bad input or usage (exit
 /// status 2, nothing written); `Ok` says how the run went.
+///
+/// A run that fails — any error (a missing input, a bad pack or plugin, a full disk) or a panic
+/// — leaves no report at `--output`: one from an earlier run is removed, as a pipeline would
+/// otherwise read yesterday's verdict as today's. Only a run that ends in `Ok` writes one.
 pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
+    // Around the whole run rather than each step: an error may come from anywhere before the
+    // report is published (packs load before the report file is even opened).
+    removing_stale_report_on_failure(args, || run_to_report(args))
+}
+
+/// `run`, and when it fails or panics, [`remove_stale_report`].
+fn removing_stale_report_on_failure<T>(
+    args: &CheckOptions,
+    run: impl FnOnce() -> Result<T, UserError>,
+) -> Result<T, UserError> {
+    match panic::catch_unwind(panic::AssertUnwindSafe(run)) {
+        Ok(Ok(done)) => Ok(done),
+        Ok(Err(e)) => {
+            remove_stale_report(args);
+            Err(e)
+        }
+        Err(payload) => {
+            remove_stale_report(args);
+            // A panic is a bug: it stays one (the hook has printed it; exit status 101).
+            panic::resume_unwind(payload)
+        }
+    }
+}
+
+/// Removes the report an earlier run left at `--output`, after this run failed. Only a regular
+/// file: a device or pipe (`/dev/null`, a named pipe) is written into, never replaced, and a
+/// directory is the user's mistake, reported as such. Through a link, the file it points to
+/// goes, as a new report would have replaced that file. A snapshot given as input and as output
+/// is the user's facts, not a report, and stays.
+fn remove_stale_report(args: &CheckOptions) {
+    let Some(path) = args.output.as_deref() else { return };
+    if path.as_os_str() == "-" || path.starts_with("/dev") || path.starts_with("/proc") {
+        return;
+    }
+    if !fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return;
+    }
+    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if args.inputs.iter().any(|i| fs::canonicalize(i).is_ok_and(|i| i == target)) {
+        return;
+    }
+    let _ = fs::remove_file(target);
+}
+
+fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     let default_engine = Engine::load(&args.packs)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
@@ -156,9 +206,11 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
         eprintln!("{w}");
     }
 
-    let mut local_docs = if args.local { Some(local_documents(args)?) } else { None };
+    let mut local = if args.local { Some(local_documents(args)?) } else { None };
+    let require = args.require.as_slice();
 
     let mut out = Output::new(args.output.as_deref())?;
+    let mut causes = Causes::default();
     let result = (|| -> Result<Summary, UserError> {
         let w = out.writer();
         let mut writer: Box<dyn ReportWriter + '_> = match args.format {
@@ -168,8 +220,14 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
         };
         writer.begin(&infos).map_err(report_io)?;
         let mut summary = Summary::default();
-        if let Some(docs) = local_docs.take() {
-            check_and_write(&default_engine, docs, today, &mut writer, &mut summary)?;
+        if let Some(Local { docs, unreachable }) = local.take() {
+            // First, as for --server: the SQL Server this check could not see.
+            for (label, why) in unreachable {
+                writer.collection_error(&label, &why).map_err(report_io)?;
+                summary.collection_errors += 1;
+                causes.note_collection_error(&label, &why);
+            }
+            check_and_write(&default_engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
@@ -217,11 +275,12 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
                         docs.insert(0, live);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
-                    check_and_write(engine, docs, today, &mut writer, &mut summary)?;
+                    check_and_write(engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
                 }
                 Err(e) => {
                     writer.collection_error(&job.label, &e.0).map_err(report_io)?;
                     summary.collection_errors += 1;
+                    causes.note_collection_error(&job.label, &e.0);
                 }
             }
             Ok(())
@@ -242,16 +301,21 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
                     &default_engine,
                     input::load_group(&files, &groups, g as usize)?,
                     today,
+                    require,
                     &*render,
                 )
             },
             |host| {
-                let (rendered, counts) = host?;
+                let (rendered, counts, host_causes) = host?;
                 writer.append(&rendered).map_err(report_io)?;
                 summary.merge(&counts);
+                causes.merge(host_causes);
                 Ok::<(), UserError>(())
             },
         )?;
+        // `--require sql` asks for SQL Server's facts from every server, so it accepts no
+        // unreachable one.
+        summary.unreachable_allowed = args.allow_unreachable && !require.contains(&Require::Sql);
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();
@@ -263,7 +327,108 @@ pub fn run(args: &CheckOptions) -> Result<Exit, UserError> {
         }
     };
     out.commit()?;
-    Ok(exit_code(&summary, args.fail_on, args.allow_unreachable))
+    let exit = exit_code(&summary, args.fail_on);
+    // A pipeline's log shows why the run failed without anyone opening the report.
+    if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-") {
+        eprintln!("{}", summary_line(&summary, &causes, exit, args.fail_on, dest));
+    }
+    Ok(exit)
+}
+
+/// The first cause of each way a run can be incomplete, for the one-line summary.
+#[derive(Debug, Default)]
+struct Causes {
+    collection_error: Option<String>,
+    not_judged: Option<String>,
+    rule_error: Option<String>,
+}
+
+impl Causes {
+    fn note_collection_error(&mut self, label: &str, why: &str) {
+        self.collection_error.get_or_insert_with(|| format!("{label}: {}", first_line(why)));
+    }
+
+    /// `host`'s causes, from its report.
+    fn of(report: &HostReport) -> Causes {
+        Causes {
+            collection_error: None,
+            not_judged: (!report.not_judged.is_empty())
+                .then(|| format!("{}: {}", report.host, first_line(&report.not_judged.join("; ")))),
+            rule_error: report.errors.first().map(|e| format!("{}: {}", report.host, e.code)),
+        }
+    }
+
+    /// Keeps the first cause of each kind: hosts are merged in report order.
+    fn merge(&mut self, other: Causes) {
+        self.collection_error = self.collection_error.take().or(other.collection_error);
+        self.not_judged = self.not_judged.take().or(other.not_judged);
+        self.rule_error = self.rule_error.take().or(other.rule_error);
+    }
+}
+
+/// The first line of `text`, cut to a length a log line can carry.
+fn first_line(text: &str) -> String {
+    const MAX: usize = 160;
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() <= MAX {
+        return line.to_string();
+    }
+    line.chars().take(MAX).collect::<String>() + "…"
+}
+
+/// The run in one line, as ruff and tflint print one: the counts, then why it failed if it did,
+/// naming the first cause of each kind, then where the report went.
+/// `spindle: 3 hosts, 2 errors, 5 warnings, 0 notes, 1 not evaluated; incomplete: 1 collection
+/// error (sql01: login failed) → report.sarif`
+fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest: &Path) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut line = format!(
+        "spindle: {}, {}, {}, {}, {} not evaluated",
+        plural(s.hosts, "host"),
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.notes, "note"),
+        s.not_evaluated
+    );
+    if s.not_applicable > 0 {
+        line.push_str(&format!(", {} not applicable", s.not_applicable));
+    }
+    if s.waived > 0 {
+        line.push_str(&format!(", {} waived", s.waived));
+    }
+    let with = |what: String, cause: &Option<String>| match cause {
+        Some(c) => format!("{what} ({c})"),
+        None => what,
+    };
+    let mut gaps = vec![];
+    if s.collection_errors > 0 {
+        gaps.push(with(plural(s.collection_errors, "collection error"), &causes.collection_error));
+    }
+    if s.hosts_not_judged > 0 {
+        gaps.push(with(format!("{} not judged", plural(s.hosts_not_judged, "host")), &causes.not_judged));
+    }
+    if s.rule_errors > 0 {
+        gaps.push(with(plural(s.rule_errors, "rule error"), &causes.rule_error));
+    }
+    match exit {
+        Exit::Incomplete => line.push_str(&format!("; incomplete: {}", gaps.join(", "))),
+        Exit::Findings => {
+            let level = match fail_on {
+                FailOn::Error => "error",
+                FailOn::Warning => "warning",
+                FailOn::Note => "note",
+                FailOn::Never => "never",
+            };
+            line.push_str(&format!("; failed: findings at or above --fail-on {level}"));
+            if !gaps.is_empty() {
+                line.push_str(&format!("; allowed: {}", gaps.join(", ")));
+            }
+        }
+        Exit::Clean if !gaps.is_empty() => line.push_str(&format!("; allowed: {}", gaps.join(", "))),
+        Exit::Clean => {}
+    }
+    line.push_str(&format!(" → {}", dest.display()));
+    line
 }
 
 /// One host: its documents merged into a view, checked, written, counted.
@@ -271,38 +436,86 @@ fn check_and_write(
     engine: &Engine,
     docs: Vec<Document>,
     today: Date,
+    require: &[Require],
     writer: &mut dyn ReportWriter,
     summary: &mut Summary,
+    causes: &mut Causes,
 ) -> Result<(), UserError> {
-    let (rendered, counts) = check_host_rendered(engine, docs, today, &*writer.renderer())?;
+    let (rendered, counts, host_causes) =
+        check_host_rendered(engine, docs, today, require, &*writer.renderer())?;
     writer.append(&rendered).map_err(report_io)?;
     summary.merge(&counts);
+    causes.merge(host_causes);
     Ok(())
 }
 
-/// One host: its documents merged into a view, checked and rendered, with its counts; needs
-/// nothing of other hosts, so it runs on any thread.
+/// One host: its documents merged into a view, checked against the rules and what the run
+/// requires, and rendered, with its counts; needs nothing of other hosts, so it runs on any
+/// thread.
 fn check_host_rendered(
     engine: &Engine,
     docs: Vec<Document>,
     today: Date,
+    require: &[Require],
     render: &dyn Render,
-) -> Result<(Rendered, Summary), UserError> {
+) -> Result<(Rendered, Summary, Causes), UserError> {
     let view = engine.view(docs);
-    let report = engine.check(&view, today);
+    let mut report = engine.check(&view, today);
+    report.not_judged.extend(require.iter().filter_map(|r| unmet(*r, &view)));
     let mut counts = Summary::default();
     counts.add(&report);
-    Ok((render.render(&view, &report).map_err(report_io)?, counts))
+    Ok((render.render(&view, &report).map_err(report_io)?, counts, Causes::of(&report)))
+}
+
+/// Why `view` does not meet `--require what`, if it does not: the sections missing, with the
+/// collector's reason when one recorded it.
+fn unmet(what: Require, view: &HostView) -> Option<String> {
+    let missing: Vec<&str> = match what {
+        Require::Sql => match &view.instances {
+            Some(i) if !i.is_empty() => vec![],
+            _ => vec!["sql_instances"],
+        },
+        Require::Host => [
+            ("disks", view.disks.is_some()),
+            ("partitions", view.partitions.is_some()),
+            ("volumes", view.volumes.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(fact, present)| (!present).then_some(fact))
+        .collect(),
+    };
+    if missing.is_empty() {
+        return None;
+    }
+    let whose = match what {
+        Require::Sql => "no SQL Server facts",
+        Require::Host => "no host storage facts",
+    };
+    let reasons: Vec<String> = missing.iter().filter_map(|f| collector_reason(view, f)).collect();
+    let mut why = format!("--require {}: {whose} ({} not collected", what.as_str(), missing.join(", "));
+    if !reasons.is_empty() {
+        why.push_str(&format!(": {}", reasons.join("; ")));
+    }
+    why.push(')');
+    Some(why)
 }
 
 fn report_io(e: std::io::Error) -> UserError {
     UserError::plain(format!("cannot write the report: {e}"))
 }
 
+/// What `--local` collected: this machine's documents, and the SQL Servers it could not read
+/// (as named, and why).
+struct Local {
+    docs: Vec<Document>,
+    unreachable: Vec<(String, String)>,
+}
+
 /// `--local`: this machine's host facts and, when an instance answers, its SQL facts. An instance
-/// that cannot be reached is recorded in the host facts as not collected, with the reason, so
-/// the rules that need it say "not evaluated" rather than pass.
-fn local_documents(args: &CheckOptions) -> Result<Vec<Document>, UserError> {
+/// that cannot be reached (refused, login failed, no password) is a collection error of the run,
+/// as a `--server` would be, and is also recorded in the host facts as not collected, with the
+/// reason, so the rules that need it say "not evaluated" rather than pass.
+fn local_documents(args: &CheckOptions) -> Result<Local, UserError> {
     let mut host = spindle_collectors::host::this_machine().map_err(|e| UserError::plain(e.to_string()))?;
     let names = if args.servers.is_empty() { vec!["localhost".to_string()] } else { args.servers.clone() };
     let mut docs = vec![];
@@ -313,7 +526,7 @@ fn local_documents(args: &CheckOptions) -> Result<Vec<Document>, UserError> {
         let options = match args.connect.options(&Default::default(), &mut prompted) {
             Ok(o) => o,
             Err(e) => {
-                missing.push(format!("{name}: {e}"));
+                missing.push((name, e));
                 continue;
             }
         };
@@ -324,20 +537,20 @@ fn local_documents(args: &CheckOptions) -> Result<Vec<Document>, UserError> {
                 &format!("{}-sql", job.target.file_stem()),
                 args.save_snapshots.as_deref(),
             )?),
-            Err(e) => missing.push(format!("{name}: {e}")),
+            Err(e) => missing.push((name, e.0)),
         }
     }
     if let Some(report) = host.collectors.first_mut() {
-        for reason in missing {
+        for (name, why) in &missing {
             report.not_collected.push(spindle_core::facts::NotCollected {
                 fact: "sql_instances".into(),
-                reason: format!("no SQL Server facts: {reason}"),
+                reason: format!("no SQL Server facts: {name}: {why}"),
             });
         }
     }
     let stem = format!("{}-host", host.host.name);
     docs.insert(0, live_document(&host, &stem, args.save_snapshots.as_deref())?);
-    Ok(docs)
+    Ok(Local { docs, unreachable: missing })
 }
 
 /// A server's own packs, when its inventory entry names them.
@@ -424,11 +637,12 @@ pub fn live_document(snapshot: &Snapshot, stem: &str, dir: Option<&Path>) -> Res
     parse_snapshot(&path, text).map_err(|e| UserError::plain(format!("collected snapshot: {e}")))
 }
 
-/// 2 when the run is incomplete (a rule failed, or a server gave no facts and
-/// `--allow-unreachable` was not given), 1 when a finding at or above `--fail-on` is not waived,
-/// else 0. A rule not evaluated for lack of facts counts as a note.
-fn exit_code(s: &Summary, fail_on: FailOn, allow_unreachable: bool) -> Exit {
-    if s.rule_errors > 0 || (s.collection_errors > 0 && !allow_unreachable) {
+/// 2 when the run is incomplete (see [`Summary::incomplete`]: a rule failed, a host could not
+/// be judged, or a server gave no facts and that was not allowed), 1 when a finding at or above
+/// `--fail-on` is not waived, else 0. A check not evaluated for lack of a fact counts as a note;
+/// one not applicable counts as nothing.
+fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
+    if s.incomplete() {
         return Exit::Incomplete;
     }
     let failing = match fail_on {
@@ -458,4 +672,154 @@ pub fn today() -> Result<Date, UserError> {
         .map_err(|_| UserError::plain("the system clock is before 1970"))?
         .as_secs();
     Ok(Date::from_days_since_epoch((secs / 86_400) as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use spindle_core::declare::Declarations;
+
+    use super::*;
+
+    fn with_output(out: &Path, inputs: &[PathBuf]) -> CheckOptions {
+        CheckOptions { output: Some(out.to_path_buf()), inputs: inputs.to_vec(), ..Default::default() }
+    }
+
+    #[test]
+    fn a_run_that_fails_or_panics_leaves_no_stale_report() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let out = dir.path().join("report.sarif");
+        let args = with_output(&out, &[]);
+
+        fs::write(&out, "yesterday").unwrap();
+        let r = removing_stale_report_on_failure(&args, || Ok(Exit::Clean));
+        assert_eq!(r.unwrap(), Exit::Clean);
+        assert!(out.exists(), "a run that succeeds published its own report there");
+
+        let r: Result<(), _> = removing_stale_report_on_failure(&args, || Err(UserError::plain("bad pack")));
+        assert_eq!(r.unwrap_err().message, "bad pack");
+        assert!(!out.exists());
+
+        fs::write(&out, "yesterday").unwrap();
+        let hook = panic::take_hook();
+        panic::set_hook(Box::new(|_| {}));
+        let caught = panic::catch_unwind(|| {
+            removing_stale_report_on_failure(&args, || -> Result<(), UserError> { panic!("a bug") })
+        });
+        panic::set_hook(hook);
+        let payload = caught.expect_err("the panic goes on: a bug stays a bug");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"a bug"));
+        assert!(!out.exists(), "removed on the way");
+    }
+
+    #[test]
+    fn only_a_report_file_is_removed() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let fail = |args: &CheckOptions| {
+            let _: Result<(), _> = removing_stale_report_on_failure(args, || Err(UserError::plain("x")));
+        };
+        // A snapshot given as both input and output is the user's facts.
+        let snapshot = dir.path().join("sql01.json");
+        fs::write(&snapshot, "{}").unwrap();
+        fail(&with_output(&snapshot, std::slice::from_ref(&snapshot)));
+        assert!(snapshot.exists());
+        // A directory, and a device, stay.
+        fail(&with_output(dir.path(), &[]));
+        assert!(dir.path().is_dir());
+        fail(&with_output(Path::new("/dev/null"), &[]));
+        assert!(Path::new("/dev/null").exists());
+        // Through a link: the report it points to goes, the link stays (dangling), as a new
+        // report would have replaced the file and kept the link.
+        let target = dir.path().join("target.json");
+        fs::write(&target, "yesterday").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        fail(&with_output(&link, &[]));
+        assert!(!target.exists());
+        assert!(fs::symlink_metadata(&link).is_ok());
+    }
+
+    fn view(json: &str) -> HostView {
+        let doc = parse_snapshot("h.json", json.to_string()).unwrap();
+        HostView::build(vec![doc], Declarations::default())
+    }
+
+    #[test]
+    fn required_facts_name_what_is_missing_and_why() {
+        let bare = view(
+            r#"{"schema_version": 1, "host": {"name": "h"}, "collectors": [{"name": "linux",
+                "not_collected": [{"fact": "sql_instances", "reason": "no SQL Server facts: localhost: cannot connect"}]}],
+                "volumes": []}"#,
+        );
+        assert_eq!(
+            unmet(Require::Sql, &bare).unwrap(),
+            "--require sql: no SQL Server facts (sql_instances not collected: linux: no SQL Server facts: \
+             localhost: cannot connect)"
+        );
+        assert_eq!(
+            unmet(Require::Host, &bare).unwrap(),
+            "--require host: no host storage facts (disks, partitions not collected)"
+        );
+        let no_instance = view(r#"{"schema_version": 1, "host": {"name": "h"}, "sql_instances": []}"#);
+        assert!(unmet(Require::Sql, &no_instance).is_some(), "no instance is no SQL Server facts");
+        let storage = view(
+            r#"{"schema_version": 1, "host": {"name": "h"}, "disks": [], "partitions": [], "volumes": []}"#,
+        );
+        assert_eq!(unmet(Require::Host, &storage), None);
+    }
+
+    #[test]
+    fn the_summary_line_says_why_a_run_failed() {
+        let out = Path::new("report.sarif");
+        let s = Summary {
+            hosts: 3,
+            errors: 2,
+            warnings: 5,
+            notes: 1,
+            not_evaluated: 1,
+            collection_errors: 1,
+            ..Default::default()
+        };
+        let causes = Causes { collection_error: Some("sql01: login failed".into()), ..Default::default() };
+        assert_eq!(
+            summary_line(&s, &causes, exit_code(&s, FailOn::Error), FailOn::Error, out),
+            "spindle: 3 hosts, 2 errors, 5 warnings, 1 note, 1 not evaluated; incomplete: 1 collection \
+             error (sql01: login failed) → report.sarif"
+        );
+        let allowed = Summary { unreachable_allowed: true, not_applicable: 4, ..s };
+        assert_eq!(
+            summary_line(&allowed, &causes, exit_code(&allowed, FailOn::Error), FailOn::Error, out),
+            "spindle: 3 hosts, 2 errors, 5 warnings, 1 note, 1 not evaluated, 4 not applicable; failed: \
+             findings at or above --fail-on error; allowed: 1 collection error (sql01: login failed) → \
+             report.sarif"
+        );
+        let bare = Summary { hosts: 1, hosts_not_judged: 1, rule_errors: 2, ..Default::default() };
+        let causes = Causes {
+            not_judged: Some("bare: none of the 25 active rules could be evaluated".into()),
+            rule_error: Some("sql02: acme/*".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            summary_line(&bare, &causes, exit_code(&bare, FailOn::Never), FailOn::Never, out),
+            "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated; incomplete: 1 host not judged \
+             (bare: none of the 25 active rules could be evaluated), 2 rule errors (sql02: acme/*) → \
+             report.sarif"
+        );
+        let clean = Summary { hosts: 1, waived: 2, ..Default::default() };
+        assert_eq!(
+            summary_line(&clean, &Causes::default(), Exit::Clean, FailOn::Error, out),
+            "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated, 2 waived → report.sarif"
+        );
+        assert_eq!(first_line(&format!("{}\nsecond", "x".repeat(200))), format!("{}…", "x".repeat(160)));
+    }
+
+    #[test]
+    fn not_applicable_never_fails_a_run_and_not_evaluated_is_a_note() {
+        let s = Summary { hosts: 1, not_applicable: 5, ..Default::default() };
+        assert_eq!(exit_code(&s, FailOn::Note), Exit::Clean);
+        let s = Summary { not_evaluated: 1, ..s };
+        assert_eq!(exit_code(&s, FailOn::Note), Exit::Findings);
+        assert_eq!(exit_code(&s, FailOn::Warning), Exit::Clean);
+    }
 }

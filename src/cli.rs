@@ -7,7 +7,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
 use spindle::explain::RulesFormat as LibRulesFormat;
-use spindle::options::{CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat};
+use spindle::options::{
+    CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat, Require as LibRequire,
+};
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
@@ -19,9 +21,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What `spindle check --help` ends with: how a pipeline reads the outcome.
+const CHECK_EXIT_STATUS: &str = "\
+Exit status:
+  0  no unwaived finding at or above --fail-on
+  1  such findings
+  2  bad input or usage (nothing written; a stale --output report is removed), or an incomplete
+     run (report written and marked incomplete): a rule failed, a server's facts could not be
+     collected (the SQL Server of --local included; unless --allow-unreachable), or a host could
+     not be judged (no rule could be evaluated on it, or it lacks what --require names)";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check facts snapshots against rule packs.
+    #[command(after_help = CHECK_EXIT_STATUS)]
     Check(CheckArgs),
     /// List the builtin rules: code, name, default severity, packs.
     Rules {
@@ -108,7 +121,8 @@ pub struct CheckArgs {
     #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
     /// Check this machine: its host facts, merged with the local SQL Server's when one answers
-    /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner.
+    /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner. A
+    /// SQL Server that cannot be read is a collection error, as for --server.
     #[arg(long, conflicts_with = "inventory", help_heading = "Live collection")]
     pub local: bool,
     /// Collect from this SQL Server and check it: `host`, `host\instance` or `host,port`.
@@ -130,8 +144,8 @@ pub struct CheckArgs {
     /// these files.
     #[arg(long, value_name = "DIR", help_heading = "Live collection")]
     pub save_snapshots: Option<PathBuf>,
-    /// A server that cannot be collected is reported but does not make the run incomplete
-    /// (exit status 2).
+    /// A server that cannot be collected (with --local: the local SQL Server) is reported but
+    /// does not make the run incomplete (exit status 2). --require sql overrides it.
     #[arg(long, help_heading = "Live collection")]
     pub allow_unreachable: bool,
     #[command(flatten)]
@@ -144,12 +158,20 @@ pub struct CheckArgs {
     pub format: Format,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
     /// replaced file keeps its mode and owner; a device or pipe such as /dev/stdout is written
-    /// into as the run goes, as stdout is; - is stdout).
+    /// into as the run goes, as stdout is; - is stdout), and a one-line summary of the run, with
+    /// why it failed, to stderr.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Exit with status 1 when a finding at or above this severity is not waived.
+    /// Exit with status 1 when a finding at or above this severity is not waived. `note` also
+    /// counts checks not evaluated for lack of a fact (never those not applicable).
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    /// Exit with status 2 (the run is incomplete) when a host lacks these facts: `sql` — SQL
+    /// Server's (sql_instances; a server that could not be reached fails it too, whatever
+    /// --allow-unreachable says), `host` — the host's storage (disks, partitions and volumes).
+    /// Comma-separated or repeated: `--require sql,host`.
+    #[arg(long, value_enum, value_name = "FACTS", value_delimiter = ',')]
+    pub require: Vec<RequireArg>,
     /// Hosts checked at once from snapshot files (default: one per CPU). The report lists them
     /// in file order whatever the number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -169,6 +191,12 @@ pub enum FailOn {
     Warning,
     Note,
     Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RequireArg {
+    Sql,
+    Host,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -270,6 +298,14 @@ impl From<CheckArgs> for CheckOptions {
                 FailOn::Note => LibFailOn::Note,
                 FailOn::Never => LibFailOn::Never,
             },
+            require: a
+                .require
+                .into_iter()
+                .map(|r| match r {
+                    RequireArg::Sql => LibRequire::Sql,
+                    RequireArg::Host => LibRequire::Host,
+                })
+                .collect(),
             jobs: a.jobs.map(usize::from),
         }
     }

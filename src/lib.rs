@@ -28,7 +28,7 @@ pub mod signals;
 
 pub use check::run as check;
 pub use errors::UserError;
-pub use options::{CheckOptions, Exit, FailOn, Format};
+pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
 /// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
 /// a load.

@@ -35,6 +35,9 @@ pub struct CheckOptions {
     /// Where the report goes (atomically); `None` or `-`: standard output.
     pub output: Option<PathBuf>,
     pub fail_on: FailOn,
+    /// Facts every host must have: a host without them cannot be judged, and the run is
+    /// incomplete.
+    pub require: Vec<Require>,
     /// Hosts checked at once from snapshot files; `None`: one per CPU.
     pub jobs: Option<usize>,
 }
@@ -55,6 +58,7 @@ impl Default for CheckOptions {
             format: Format::Text,
             output: None,
             fail_on: FailOn::Error,
+            require: vec![],
             jobs: None,
         }
     }
@@ -78,6 +82,26 @@ pub enum FailOn {
     Never,
 }
 
+/// A collector's facts a run requires of every host (`--require`), so that a pipeline can fail
+/// when spindle could not see them rather than pass on what it could.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Require {
+    /// SQL Server's facts: `sql_instances` collected, with at least one instance.
+    Sql,
+    /// The host's storage: `disks`, `partitions` and `volumes` collected.
+    Host,
+}
+
+impl Require {
+    /// The word `--require` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Require::Sql => "sql",
+            Require::Host => "host",
+        }
+    }
+}
+
 /// How a check that ran to the end went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -85,8 +109,9 @@ pub enum Exit {
     Clean,
     /// Such findings.
     Findings,
-    /// A rule failed, or a server gave no facts (without `allow_unreachable`): the report is
-    /// marked incomplete.
+    /// A rule failed, a host could not be judged (no rule could be evaluated on it, or facts
+    /// `require` names are missing), or a server gave no facts (without `allow_unreachable`):
+    /// the report is marked incomplete.
     Incomplete,
 }
 

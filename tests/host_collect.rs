@@ -111,11 +111,14 @@ fn this_machine_is_collected_from_its_own_sysfs() {
 
 #[test]
 fn check_local_merges_host_and_sql_facts_and_says_when_sql_is_missing() {
-    // No SQL Server on this machine: host facts checked, SQL rules not evaluated with the reason.
+    // No SQL Server on this machine: a collection error (the run is incomplete), then the host
+    // facts checked, SQL rules not evaluated with the reason.
     let o = check_local("127.0.0.1,1", &[]);
+    assert_eq!(o.status.code(), Some(2));
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(report["hosts"].as_array().unwrap().len(), 1);
-    let ne = report["hosts"][0]["not_evaluated"].as_array().unwrap();
+    assert_eq!(report["hosts"].as_array().unwrap().len(), 2);
+    assert_eq!(report["hosts"][0]["host"], "127.0.0.1,1");
+    let ne = report["hosts"][1]["not_evaluated"].as_array().unwrap();
     assert!(
         ne.iter()
             .any(|n| n["code"] == "GRW003" && n["reason"].as_str().unwrap_or("").contains("cannot connect")),

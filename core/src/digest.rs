@@ -36,6 +36,9 @@ pub fn digest(report: &HostReport) -> String {
         }
         out.push('\n');
     }
+    for n in &report.not_applicable {
+        let _ = writeln!(out, "not-applicable {} {}: {} ({})", n.code, n.entity.label, n.field, n.reason);
+    }
     for e in &report.errors {
         let _ = writeln!(out, "rule-error {}: {}", e.code, e.message);
     }

@@ -3,7 +3,7 @@
 mod contain;
 
 use crate::date::Date;
-use crate::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
+use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, RuleError, Severity};
 use crate::glob::Glob;
 use crate::params::Params;
 use crate::rule::{Ctx, Rule, RuleGroup, collector_reason};
@@ -49,8 +49,15 @@ pub struct HostReport {
     pub host: String,
     pub findings: Vec<Finding>,
     pub not_evaluated: Vec<NotEvaluated>,
+    /// Entities rules had the facts for and chose not to judge: never a failure.
+    pub not_applicable: Vec<NotApplicable>,
     pub errors: Vec<RuleError>,
+    /// Rules that ran to the end on this host: their sections were there and they did not fail.
     pub rules_run: usize,
+    /// Why spindle could not judge this host at all; empty when it could. A host no rule could
+    /// be evaluated on passes no check, so its report must not read as clean: the run is
+    /// incomplete. Callers add their own reasons (a fact the user required that is missing).
+    pub not_judged: Vec<String>,
 }
 
 impl HostReport {
@@ -89,10 +96,11 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         let mut cx = Ctx::new(view, &active.params, &active.code, meta, active.severity);
         match contain::contain(|| active.rule.check(&mut cx)) {
             Ok(()) => {
-                let (mut findings, not_evaluated) = cx.into_results();
-                apply_pack_severity(active, &mut findings);
-                report.findings.extend(findings);
-                report.not_evaluated.extend(not_evaluated);
+                let mut recorded = cx.into_recorded();
+                apply_pack_severity(active, &mut recorded.findings);
+                report.findings.extend(recorded.findings);
+                report.not_evaluated.extend(recorded.not_evaluated);
+                report.not_applicable.extend(recorded.not_applicable);
                 report.rules_run += 1;
             }
             Err(panic) => {
@@ -116,6 +124,9 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
             Err(e) => report.errors.push(e),
         }
     }
+    if report.rules_run == 0 {
+        report.not_judged.push(no_rule_evaluated(rules.len(), &report));
+    }
     for f in &mut report.findings {
         if let Some(w) = waivers.iter().find(|w| w.matches(f)) {
             f.waiver = Some(AppliedWaiver {
@@ -127,6 +138,38 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         }
     }
     report
+}
+
+/// Why no rule of `active` rules ran to the end on the host `report` is about: the snapshot
+/// sections they lack, and how many failed.
+fn no_rule_evaluated(active: usize, report: &HostReport) -> String {
+    if active == 0 {
+        return "no rule is active: the packs select none".into();
+    }
+    let mut missing: Vec<&str> = vec![];
+    for n in report.not_evaluated.iter().filter(|n| n.entity.is_none()) {
+        if !missing.contains(&n.missing.as_str()) {
+            missing.push(&n.missing);
+        }
+    }
+    let mut why = if active == 1 {
+        "the one active rule could not be evaluated".to_string()
+    } else {
+        format!("none of the {active} active rules could be evaluated")
+    };
+    if !missing.is_empty() {
+        why.push_str(&format!(": the snapshots lack {}", missing.join(", ")));
+    }
+    match report.errors.len() {
+        0 => {}
+        1 => why.push_str(if missing.is_empty() { ": 1 rule failed" } else { ", and 1 rule failed" }),
+        n => why.push_str(&if missing.is_empty() {
+            format!(": {n} rule errors")
+        } else {
+            format!(", and {n} rule errors")
+        }),
+    }
+    why
 }
 
 /// The code a group's error carries: `acme/*` for a plugin's rules (as the plugin host names a

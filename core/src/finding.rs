@@ -1,4 +1,5 @@
-//! What rules say: findings, facts they could not evaluate, and rules that failed.
+//! What rules say: findings, facts they could not evaluate, entities they chose not to judge, and
+//! rules that failed.
 
 use std::fmt;
 
@@ -103,6 +104,22 @@ pub struct NotEvaluated {
     pub missing: String,
     /// Why it is missing, when a collector recorded a reason.
     pub reason: Option<String>,
+}
+
+/// An entity a rule had the facts for and chose not to judge: too little to go on (a file with
+/// 412 reads, fewer than the rule's `min_reads`), or a check that does not apply to it (a
+/// virtual machine's "physical" media). Kept apart from [`NotEvaluated`] because the two call
+/// for opposite actions: a missing fact is a gap in what spindle saw and never a pass, while a
+/// judgement the rule declined is the rule working as documented, so it never fails a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotApplicable {
+    pub code: String,
+    pub rule: String,
+    pub entity: EntityRef,
+    /// The fact the rule looked at, as a relative JSON pointer (`io/num_of_reads`, `is_virtual`).
+    pub field: String,
+    /// Why the rule did not judge, with the values it saw.
+    pub reason: String,
 }
 
 /// A rule or plugin that failed: the run is incomplete.

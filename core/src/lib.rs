@@ -28,6 +28,6 @@ pub mod units;
 pub mod untrusted;
 pub mod view;
 
-pub use finding::{Finding, NotEvaluated, Severity};
+pub use finding::{Finding, NotApplicable, NotEvaluated, Severity};
 pub use rule::{Ctx, Need, Rule, RuleMeta};
 pub use view::{HostView, Located};

@@ -1,7 +1,7 @@
 //! The rule contract: metadata (code, name, severity, parameters, docs) and the check itself.
 
 use crate::facts::{DbFile, Volume};
-use crate::finding::{Finding, NotEvaluated, Severity};
+use crate::finding::{Finding, NotApplicable, NotEvaluated, Severity};
 use crate::params::{ParamSpec, Params};
 use crate::view::{HostView, Located, UnknownVolume};
 
@@ -154,6 +154,15 @@ pub struct Ctx<'a, P = Params> {
     pub(crate) severity: Severity,
     pub(crate) findings: Vec<Finding>,
     pub(crate) not_evaluated: Vec<NotEvaluated>,
+    pub(crate) not_applicable: Vec<NotApplicable>,
+}
+
+/// Everything one rule recorded on one host.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    pub findings: Vec<Finding>,
+    pub not_evaluated: Vec<NotEvaluated>,
+    pub not_applicable: Vec<NotApplicable>,
 }
 
 impl<'a, P> Ctx<'a, P> {
@@ -164,7 +173,16 @@ impl<'a, P> Ctx<'a, P> {
         meta: &'a RuleMeta,
         severity: Severity,
     ) -> Self {
-        Ctx { view, params, code, meta, severity, findings: vec![], not_evaluated: vec![] }
+        Ctx {
+            view,
+            params,
+            code,
+            meta,
+            severity,
+            findings: vec![],
+            not_evaluated: vec![],
+            not_applicable: vec![],
+        }
     }
 
     /// Runs `f` on this host and rule with `params` as the parameters; what it records joins
@@ -178,10 +196,12 @@ impl<'a, P> Ctx<'a, P> {
             severity: self.severity,
             findings: std::mem::take(&mut self.findings),
             not_evaluated: std::mem::take(&mut self.not_evaluated),
+            not_applicable: std::mem::take(&mut self.not_applicable),
         };
         let out = f(&mut inner);
         self.findings = inner.findings;
         self.not_evaluated = inner.not_evaluated;
+        self.not_applicable = inner.not_applicable;
         out
     }
 
@@ -227,6 +247,19 @@ impl<'a, P> Ctx<'a, P> {
         });
     }
 
+    /// Records that the rule had `field` of `at` and chose not to judge it, for `reason` (too
+    /// few I/Os to average, a check that does not apply). Unlike "not evaluated", this is not a
+    /// gap in the facts: use it only when the fact is there.
+    pub fn not_applicable<T>(&mut self, at: &Located<T>, field: &str, reason: impl Into<String>) {
+        self.not_applicable.push(NotApplicable {
+            code: self.code.to_string(),
+            rule: self.meta.name.to_string(),
+            entity: at.entity(),
+            field: field.to_string(),
+            reason: reason.into(),
+        });
+    }
+
     /// The value of a fact, or `None` after recording "not evaluated" for it.
     pub fn need<T, V>(&mut self, at: &Located<T>, field: &str, value: Option<V>) -> Option<V> {
         if value.is_none() {
@@ -258,12 +291,23 @@ impl<'a, P> Ctx<'a, P> {
         collector_reason(self.view, fact)
     }
 
+    /// The findings and not-evaluated entries; [`Ctx::into_recorded`] has the not-applicable
+    /// ones too.
     pub fn into_results(self) -> (Vec<Finding>, Vec<NotEvaluated>) {
         (self.findings, self.not_evaluated)
     }
+
+    pub fn into_recorded(self) -> Recorded {
+        Recorded {
+            findings: self.findings,
+            not_evaluated: self.not_evaluated,
+            not_applicable: self.not_applicable,
+        }
+    }
 }
 
-pub(crate) fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
+/// The reason a collector of `view` gave for not collecting `fact` (`collector: reason`), if any.
+pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
     let leaf = fact.rsplit(['.', '/']).next().unwrap_or(fact);
     view.collectors.iter().flat_map(|c| c.not_collected.iter().map(move |n| (c, n))).find_map(|(c, n)| {
         let nf = n.fact.as_str();

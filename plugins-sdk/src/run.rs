@@ -145,6 +145,9 @@ pub fn check<P: RulePack>(
         return Err(wit::CheckError::Failed(errors.join("; ")));
     }
 
+    // Contract 0.1.0 has no slot for not-applicable entries (`Ctx::not_applicable`): a plugin's
+    // are dropped here. They never fail a run, so no verdict changes; a later contract may carry
+    // them.
     Ok(wit::CheckOutput {
         findings: report.findings.into_iter().map(convert::finding).collect(),
         not_evaluated: report.not_evaluated.into_iter().map(convert::not_evaluated).collect(),

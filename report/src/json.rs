@@ -12,13 +12,15 @@ use serde::Serialize;
 use super::emit::Emit;
 use super::{
     FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
-    locate_finding, locate_not_evaluated, write_indented,
+    locate_finding, locate_not_applicable, locate_not_evaluated, write_indented,
 };
 use spindle_core::engine::HostReport;
 use spindle_core::view::{EntityRef, HostView};
 
-/// The version of the JSON report format this writer produces.
-pub const REPORT_VERSION: u32 = 1;
+/// The version of the JSON report format this writer produces. 2: below-threshold entries moved
+/// from `not_evaluated` to `not_applicable`, hosts gained `not_judged`, and `incomplete` counts
+/// hosts not judged and leaves out servers `--allow-unreachable` accepts (docs/report-json.md).
+pub const REPORT_VERSION: u32 = 2;
 
 /// Writes the JSON report to `out` as the run goes.
 pub struct JsonWriter<W: Write> {
@@ -56,8 +58,11 @@ struct JsonHost<'a> {
     host: &'a str,
     sources: Vec<&'a str>,
     rules_run: usize,
+    /// Why spindle could not judge the host; `null` when it could.
+    not_judged: Option<String>,
     findings: Vec<JsonFinding<'a>>,
     not_evaluated: Vec<JsonNotEvaluated<'a>>,
+    not_applicable: Vec<JsonNotApplicable<'a>>,
     errors: Vec<JsonError<'a>>,
     /// Why the host's facts could not be collected; `null` when they were.
     collection_error: Option<&'a str>,
@@ -137,6 +142,16 @@ struct JsonNotEvaluated<'a> {
 }
 
 #[cfg_attr(test, derive(Serialize))]
+struct JsonNotApplicable<'a> {
+    code: &'a str,
+    rule: &'a str,
+    entity: JsonEntity<'a>,
+    field: &'a str,
+    reason: &'a str,
+    location: Option<JsonLocation>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
 struct JsonError<'a> {
     code: &'a str,
     message: &'a str,
@@ -151,8 +166,11 @@ struct JsonSummary {
     waived: usize,
     expired_waivers: usize,
     not_evaluated: usize,
+    not_applicable: usize,
     rule_errors: usize,
     collection_errors: usize,
+    hosts_not_judged: usize,
+    unreachable_allowed: bool,
     incomplete: bool,
 }
 
@@ -165,8 +183,10 @@ impl JsonHost<'_> {
         e.array_member("sources", &self.sources, |e, s| e.str(s));
         e.key("rules_run");
         e.num(self.rules_run);
+        e.opt_str_member("not_judged", self.not_judged.as_deref());
         e.array_member("findings", &self.findings, |e, f| f.emit(e));
         e.array_member("not_evaluated", &self.not_evaluated, |e, n| n.emit(e));
+        e.array_member("not_applicable", &self.not_applicable, |e, n| n.emit(e));
         e.array_member("errors", &self.errors, |e, x| {
             e.open(b'{');
             e.str_member("code", x.code);
@@ -261,6 +281,21 @@ impl JsonNotEvaluated<'_> {
     }
 }
 
+impl JsonNotApplicable<'_> {
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        e.str_member("code", self.code);
+        e.str_member("rule", self.rule);
+        e.key("entity");
+        self.entity.emit(e);
+        e.str_member("field", self.field);
+        e.str_member("reason", self.reason);
+        e.key("location");
+        JsonLocation::emit(self.location.as_ref(), e);
+        e.close(b'}');
+    }
+}
+
 impl<W: Write> JsonWriter<W> {
     fn write_host(&mut self, host: &[u8]) -> io::Result<()> {
         let out = &mut self.out;
@@ -281,6 +316,7 @@ impl Render for JsonRender {
             host: &report.host,
             sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
             rules_run: report.rules_run,
+            not_judged: (!report.not_judged.is_empty()).then(|| report.not_judged.join("; ")),
             findings: report
                 .findings
                 .iter()
@@ -315,6 +351,18 @@ impl Render for JsonRender {
                     missing: &n.missing,
                     reason: n.reason.as_deref(),
                     location: locate_not_evaluated(view, n).map(Into::into),
+                })
+                .collect(),
+            not_applicable: report
+                .not_applicable
+                .iter()
+                .map(|n| JsonNotApplicable {
+                    code: &n.code,
+                    rule: &n.rule,
+                    entity: JsonEntity::new(&n.entity),
+                    field: &n.field,
+                    reason: &n.reason,
+                    location: locate_not_applicable(view, n).map(Into::into),
                 })
                 .collect(),
             errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
@@ -370,8 +418,10 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             host: source,
             sources: vec![],
             rules_run: 0,
+            not_judged: None,
             findings: vec![],
             not_evaluated: vec![],
+            not_applicable: vec![],
             errors: vec![],
             collection_error: Some(message),
         };
@@ -391,8 +441,11 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             waived: summary.waived,
             expired_waivers: summary.expired_waivers,
             not_evaluated: summary.not_evaluated,
+            not_applicable: summary.not_applicable,
             rule_errors: summary.rule_errors,
             collection_errors: summary.collection_errors,
+            hosts_not_judged: summary.hosts_not_judged,
+            unreachable_allowed: summary.unreachable_allowed,
             incomplete: summary.incomplete(),
         };
         let out = &mut self.out;
@@ -458,8 +511,10 @@ mod tests {
                 host: "sql01",
                 sources: vec![],
                 rules_run: 0,
+                not_judged: None,
                 findings: vec![],
                 not_evaluated: vec![],
+                not_applicable: vec![],
                 errors: vec![],
                 collection_error: Some(&tricky),
             },
@@ -467,6 +522,7 @@ mod tests {
                 host: &tricky,
                 sources: vec!["a.json", &tricky],
                 rules_run: 25,
+                not_judged: Some(tricky.clone()),
                 findings: vec![
                     finding(false, true),
                     finding(true, true),
@@ -491,6 +547,14 @@ mod tests {
                         location: None,
                     },
                 ],
+                not_applicable: vec![JsonNotApplicable {
+                    code: "LAT001",
+                    rule: "data-read-latency",
+                    entity: entity("f"),
+                    field: "io/num_of_reads",
+                    reason: &tricky,
+                    location: Some(location()),
+                }],
                 errors: vec![JsonError { code: "acme/*", message: &tricky }],
                 collection_error: None,
             },

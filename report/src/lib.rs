@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use spindle_core::engine::{ActiveRule, HostReport};
-use spindle_core::finding::{Finding, NotEvaluated, Severity};
+use spindle_core::finding::{Finding, NotApplicable, NotEvaluated, Severity};
 use spindle_core::rule::RuleMeta;
 use spindle_core::view::{EntityRef, HostView};
 
@@ -89,11 +89,20 @@ pub struct Summary {
     pub waived: usize,
     /// Findings whose waiver has expired (also counted by severity).
     pub expired_waivers: usize,
+    /// Checks not made because a fact is missing: never a pass.
     pub not_evaluated: usize,
+    /// Entities rules had the facts for and chose not to judge (too few I/Os): never a failure.
+    pub not_applicable: usize,
     /// Rules or plugins that failed: the run is incomplete.
     pub rule_errors: usize,
     /// Servers or hosts whose facts could not be collected at all (down, refused, timed out).
     pub collection_errors: usize,
+    /// Hosts spindle could not judge at all (no rule could be evaluated, or a fact the run
+    /// requires is missing): the run is incomplete.
+    pub hosts_not_judged: usize,
+    /// The run accepts servers that could not be collected: they are reported, but do not make
+    /// it incomplete.
+    pub unreachable_allowed: bool,
 }
 
 impl Summary {
@@ -114,7 +123,11 @@ impl Summary {
             }
         }
         self.not_evaluated += report.not_evaluated.len();
+        self.not_applicable += report.not_applicable.len();
         self.rule_errors += report.errors.len();
+        if !report.not_judged.is_empty() {
+            self.hosts_not_judged += 1;
+        }
     }
 
     /// Adds the counts of `other` (a part of the run counted apart, say on another thread).
@@ -126,13 +139,20 @@ impl Summary {
         self.waived += other.waived;
         self.expired_waivers += other.expired_waivers;
         self.not_evaluated += other.not_evaluated;
+        self.not_applicable += other.not_applicable;
         self.rule_errors += other.rule_errors;
         self.collection_errors += other.collection_errors;
+        self.hosts_not_judged += other.hosts_not_judged;
+        self.unreachable_allowed |= other.unreachable_allowed;
     }
 
-    /// Some rule failed, so the absence of findings proves nothing.
+    /// Some rule failed, some host could not be judged, or some server was not collected (and
+    /// that was not allowed), so the absence of findings proves nothing. The exit status and
+    /// every writer take it from here, so they cannot disagree.
     pub fn incomplete(&self) -> bool {
-        self.rule_errors > 0 || self.collection_errors > 0
+        self.rule_errors > 0
+            || self.hosts_not_judged > 0
+            || (self.collection_errors > 0 && !self.unreachable_allowed)
     }
 
     /// Findings that count, all severities.
@@ -156,7 +176,10 @@ pub enum Part {
     Host,
     Result,
     NotEvaluated,
+    NotApplicable,
     RuleError,
+    /// The host could not be judged at all.
+    NotJudged,
 }
 
 /// One host's part of a report, rendered apart from the writer and appended in host order.
@@ -300,6 +323,11 @@ pub fn locate_not_evaluated(view: &HostView, n: &NotEvaluated) -> Option<FactLoc
         Some(e) => locate_entity(view, e, Some(&n.missing)),
         None => locate_entity(view, &view.host.entity(), None),
     }
+}
+
+/// Where a not-applicable entry points: the fact the rule declined to judge, else its entity.
+pub fn locate_not_applicable(view: &HostView, n: &NotApplicable) -> Option<FactLocation> {
+    locate_entity(view, &n.entity, Some(&n.field))
 }
 
 fn fact_location(view: &HostView, doc: usize, pointer: String, exact: bool) -> Option<FactLocation> {
@@ -543,6 +571,32 @@ mod tests {
         assert_eq!((s.hosts, s.errors, s.warnings, s.waived, s.expired_waivers), (1, 1, 1, 1, 1));
         assert_eq!(s.worst(), Some(Severity::Error));
         assert!(!s.incomplete());
+    }
+
+    #[test]
+    fn what_makes_a_run_incomplete() {
+        let with = |f: fn(&mut Summary)| {
+            let mut s = Summary::default();
+            f(&mut s);
+            s.incomplete()
+        };
+        assert!(!with(|_| {}));
+        assert!(with(|s| s.rule_errors = 1));
+        assert!(with(|s| s.hosts_not_judged = 1));
+        assert!(with(|s| s.collection_errors = 1));
+        assert!(!with(|s| (s.collection_errors, s.unreachable_allowed) = (1, true)));
+        assert!(with(|s| (s.collection_errors, s.unreachable_allowed, s.hosts_not_judged) = (1, true, 1)));
+        // Neither kind of declined judgement makes a run incomplete.
+        assert!(!with(|s| (s.not_evaluated, s.not_applicable) = (3, 4)));
+        let mut merged = Summary { unreachable_allowed: true, ..Default::default() };
+        merged.merge(&Summary {
+            collection_errors: 2,
+            not_applicable: 1,
+            hosts_not_judged: 1,
+            ..Default::default()
+        });
+        assert_eq!((merged.collection_errors, merged.not_applicable, merged.hosts_not_judged), (2, 1, 1));
+        assert!(merged.unreachable_allowed);
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //!
 //! One run. Results stream out host by host; every result has a physical location with a region
 //! (code scanning rejects a file otherwise), falling back to line 1 of the host's first snapshot
-//! file when the fact cannot be found. Not-evaluated entries and rule errors become tool execution
-//! notifications of the run's invocation, which is written last (it needs the summary): they are
-//! the one thing kept until `finish`, already serialized, up to a limit for not-evaluated entries.
+//! file when the fact cannot be found. Not-evaluated and not-applicable entries, rule errors and
+//! hosts that could not be judged become tool execution notifications of the run's invocation,
+//! which is written last (it needs the summary): they are the one thing kept until `finish`,
+//! already serialized, up to a limit for not-evaluated and not-applicable entries.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -15,10 +16,10 @@ use serde::Serialize;
 
 use super::{
     FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
-    locate_finding, locate_not_evaluated, serialize_indented, write_indented,
+    locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented, write_indented,
 };
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, NotEvaluated};
+use spindle_core::finding::{Finding, NotApplicable, NotEvaluated};
 use spindle_core::view::HostView;
 
 /// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
@@ -35,7 +36,8 @@ pub const INFORMATION_URI: Option<&str> = {
 /// The key of the fingerprint in `partialFingerprints` (see [`super::fingerprint`]).
 pub const FINGERPRINT_KEY: &str = "spindle/v1";
 
-/// Not-evaluated notifications kept by default; past it, one note counts the rest.
+/// Not-evaluated and not-applicable notifications kept by default; past it, one note counts the
+/// rest.
 pub const DEFAULT_NOTIFICATION_LIMIT: usize = 10_000;
 
 /// Notification descriptors, in `tool.driver.notifications` order.
@@ -43,6 +45,8 @@ const NOT_EVALUATED: (&str, usize) = ("not-evaluated", 0);
 const RULE_ERROR: (&str, usize) = ("rule-error", 1);
 const COLLECTION_ERROR: (&str, usize) = ("collection-error", 3);
 const NOT_EVALUATED_OMITTED: (&str, usize) = ("not-evaluated-omitted", 2);
+const NOT_APPLICABLE: (&str, usize) = ("not-applicable", 4);
+const HOST_NOT_JUDGED: (&str, usize) = ("host-not-judged", 5);
 
 /// Writes a SARIF 2.1.0 log to `out` as the run goes.
 pub struct SarifWriter<W: Write> {
@@ -74,8 +78,9 @@ impl<W: Write> SarifWriter<W> {
         }
     }
 
-    /// How many not-evaluated notifications to keep (they wait in memory until `finish`); the
-    /// rest are counted in one note. Rule errors are always kept.
+    /// How many not-evaluated and not-applicable notifications to keep (they wait in memory until
+    /// `finish`); the rest are counted in one note. Rule errors and hosts not judged are always
+    /// kept.
     pub fn with_notification_limit(mut self, limit: usize) -> Self {
         self.limit = limit;
         self
@@ -99,8 +104,8 @@ impl<W: Write> SarifWriter<W> {
     }
 }
 
-/// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated
-/// entry and rule error.
+/// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated and
+/// not-applicable entry, rule error and reason the host could not be judged.
 #[derive(Default)]
 struct SarifRender {
     rule_index: HashMap<String, usize>,
@@ -120,6 +125,25 @@ impl Render for SarifRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let mut out = Rendered::new();
         let host = report.host.as_str();
+        // Hosts spindle could not judge come first in the log's notifications of the host: they
+        // are what a reader must see before trusting that it has no results.
+        for why in &report.not_judged {
+            let note = Notification {
+                level: "error",
+                message: OwnedText { text: format!("{host}: spindle could not judge this host: {why}.") },
+                descriptor: DescriptorRef { id: HOST_NOT_JUDGED.0, index: HOST_NOT_JUDGED.1 },
+                associated_rule: None,
+                locations: vec![],
+                properties: Some(NotificationProperties {
+                    host,
+                    entity: None,
+                    missing: None,
+                    reason: Some(why),
+                    field: None,
+                }),
+            };
+            out.part(Part::NotJudged, |buf| serialize_indented(buf, &note, "            "))?;
+        }
         for f in &report.findings {
             let loc = locate_finding(view, f);
             let waiver = f.waiver.as_ref();
@@ -201,9 +225,44 @@ impl Render for SarifRender {
                     entity: n.entity.as_ref().map(|e| e.key.as_str()),
                     missing: Some(&n.missing),
                     reason: n.reason.as_deref(),
+                    field: None,
                 }),
             };
             out.part(Part::NotEvaluated, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        for n in &report.not_applicable {
+            if self.notifications_full.load(Ordering::Relaxed) {
+                out.part(Part::NotApplicable, |_| io::Result::Ok(()))?;
+                continue;
+            }
+            let loc = locate_not_applicable(view, n);
+            let e = &n.entity;
+            let note = Notification {
+                level: "note",
+                message: OwnedText { text: not_applicable_message(host, n) },
+                descriptor: DescriptorRef { id: NOT_APPLICABLE.0, index: NOT_APPLICABLE.1 },
+                associated_rule: Some(self.rule_ref(&n.code)),
+                locations: loc
+                    .map(|l| Location {
+                        physical_location: physical(Some(&l), view, host),
+                        logical_locations: vec![LogicalLocation {
+                            fully_qualified_name: &e.key,
+                            name: &e.label,
+                            kind: "resource",
+                            properties: LogicalProperties { spindle_kind: entity_kind(e) },
+                        }],
+                    })
+                    .into_iter()
+                    .collect(),
+                properties: Some(NotificationProperties {
+                    host,
+                    entity: Some(&e.key),
+                    missing: None,
+                    reason: Some(&n.reason),
+                    field: Some(&n.field),
+                }),
+            };
+            out.part(Part::NotApplicable, |buf| serialize_indented(buf, &note, "            "))?;
         }
         for e in &report.errors {
             let note = Notification {
@@ -212,7 +271,13 @@ impl Render for SarifRender {
                 descriptor: DescriptorRef { id: RULE_ERROR.0, index: RULE_ERROR.1 },
                 associated_rule: Some(self.rule_ref(&e.code)),
                 locations: vec![],
-                properties: Some(NotificationProperties { host, entity: None, missing: None, reason: None }),
+                properties: Some(NotificationProperties {
+                    host,
+                    entity: None,
+                    missing: None,
+                    reason: None,
+                    field: None,
+                }),
             };
             out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
         }
@@ -424,6 +489,8 @@ struct NotificationProperties<'a> {
     missing: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -442,8 +509,11 @@ struct SummaryProperties {
     waived: usize,
     expired_waivers: usize,
     not_evaluated: usize,
+    not_applicable: usize,
     rule_errors: usize,
     collection_errors: usize,
+    hosts_not_judged: usize,
+    unreachable_allowed: bool,
     incomplete: bool,
 }
 
@@ -500,6 +570,13 @@ fn not_evaluated_message(host: &str, n: &NotEvaluated) -> String {
     text
 }
 
+fn not_applicable_message(host: &str, n: &NotApplicable) -> String {
+    let e = &n.entity;
+    let at = if e.label.is_empty() { e.key.as_str() } else { e.label.as_str() };
+    let at = if at.is_empty() { host } else { at };
+    format!("{} ({}) not applicable to {at}: {} ({}).", n.code, n.rule, n.field, n.reason)
+}
+
 impl<W: Write> ReportWriter for SarifWriter<W> {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         self.stage.expect(Stage::New, "begin")?;
@@ -548,8 +625,8 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                     NotificationDescriptor {
                         id: NOT_EVALUATED_OMITTED.0,
                         short_description: Text {
-                            text: "More not-evaluated entries than the log keeps; the JSON report lists \
-                                   them all.",
+                            text: "More not-evaluated and not-applicable entries than the log keeps; the \
+                                   JSON report lists them all.",
                         },
                         default_configuration: Configuration { level: "note" },
                     },
@@ -558,6 +635,22 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                         short_description: Text {
                             text: "A server's facts could not be collected (down, refused, timed out): \
                                    the run is incomplete.",
+                        },
+                        default_configuration: Configuration { level: "error" },
+                    },
+                    NotificationDescriptor {
+                        id: NOT_APPLICABLE.0,
+                        short_description: Text {
+                            text: "A rule had the facts for an entity and chose not to judge it (too few \
+                                   I/Os to average, a check that does not apply); this never fails a run.",
+                        },
+                        default_configuration: Configuration { level: "note" },
+                    },
+                    NotificationDescriptor {
+                        id: HOST_NOT_JUDGED.0,
+                        short_description: Text {
+                            text: "spindle could not judge a host: no rule could be evaluated on it, or \
+                                   facts the run requires are missing. The run is incomplete.",
                         },
                         default_configuration: Configuration { level: "error" },
                     },
@@ -586,7 +679,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                     self.out.write_all(bytes)?;
                     self.results += 1;
                 }
-                Part::NotEvaluated => {
+                Part::NotEvaluated | Part::NotApplicable => {
                     if self.not_evaluated_kept >= self.limit || bytes.is_empty() {
                         self.not_evaluated_omitted += 1;
                         self.render.notifications_full.store(true, Ordering::Relaxed);
@@ -595,7 +688,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                     self.push_rendered_notification(bytes);
                     self.not_evaluated_kept += 1;
                 }
-                Part::RuleError => self.push_rendered_notification(bytes),
+                Part::RuleError | Part::NotJudged => self.push_rendered_notification(bytes),
             }
         }
         Ok(())
@@ -614,6 +707,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 entity: None,
                 missing: None,
                 reason: None,
+                field: None,
             }),
         };
         self.push_notification(&note)
@@ -627,8 +721,8 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 level: "note",
                 message: OwnedText {
                     text: format!(
-                        "{} more not-evaluated entries are not listed here (the log keeps {}); the JSON \
-                         report lists them all.",
+                        "{} more not-evaluated or not-applicable entries are not listed here (the log \
+                         keeps {}); the JSON report lists them all.",
                         self.not_evaluated_omitted, self.limit
                     ),
                 },
@@ -646,7 +740,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             out,
             ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {},\n          \
              \"toolExecutionNotifications\": [",
-            summary.rule_errors == 0 && summary.collection_errors == 0
+            !summary.incomplete()
         )?;
         let notes = std::mem::take(&mut self.notifications);
         if let Some(notes) = notes.strip_suffix(b",") {
@@ -663,8 +757,11 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 waived: summary.waived,
                 expired_waivers: summary.expired_waivers,
                 not_evaluated: summary.not_evaluated,
+                not_applicable: summary.not_applicable,
                 rule_errors: summary.rule_errors,
                 collection_errors: summary.collection_errors,
+                hosts_not_judged: summary.hosts_not_judged,
+                unreachable_allowed: summary.unreachable_allowed,
                 incomplete: summary.incomplete(),
             },
         };

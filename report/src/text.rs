@@ -1,5 +1,6 @@
-//! The terminal report: findings grouped by entity, each shown on the snapshot's JSON with the
-//! offending field labelled; then what could not be evaluated; then one summary line.
+//! The terminal report: per host, first whether spindle could judge it at all, then findings
+//! grouped by entity, each shown on the snapshot's JSON with the offending field labelled; then
+//! what could not be evaluated and what the rules chose not to judge; then one summary line.
 //!
 //! Every string here that spindle did not write — names, labels, paths, messages from rules,
 //! servers and plugins, the snapshot's own text — goes through `spindle_core::untrusted` on its
@@ -141,6 +142,10 @@ impl TextRender {
     fn write_host(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
         let sources: Vec<_> = view.docs.iter().map(|d| untrusted::name(&d.path)).collect();
         writeln!(out, "━━ {} ({})", untrusted::name(&report.host), sources.join(", "))?;
+        // First: a host spindle could not judge has no findings because nothing was checked.
+        for why in &report.not_judged {
+            writeln!(out, "  ✗ spindle could not judge this host: {}", untrusted::message(why))?;
+        }
         // Group by entity, keeping the order in which entities first appear.
         let mut order: Vec<&str> = vec![];
         for f in &report.findings {
@@ -194,10 +199,28 @@ impl TextRender {
                 writeln!(out)?;
             }
         }
+        if !report.not_applicable.is_empty() {
+            writeln!(out, "\n── not applicable (facts present; the rule chose not to judge them)")?;
+            for n in &report.not_applicable {
+                writeln!(
+                    out,
+                    "  - {} {} on {}: {} ({})",
+                    untrusted::name(&n.code),
+                    untrusted::name(&n.rule),
+                    untrusted::label(&n.entity.label),
+                    untrusted::name(&n.field),
+                    untrusted::message(&n.reason)
+                )?;
+            }
+        }
         for e in &report.errors {
             writeln!(out, "\n  ✗ {} failed: {}", untrusted::name(&e.code), framed(&e.message))?;
         }
-        if report.findings.is_empty() && report.not_evaluated.is_empty() && report.errors.is_empty() {
+        if report.findings.is_empty()
+            && report.not_evaluated.is_empty()
+            && report.errors.is_empty()
+            && report.not_judged.is_empty()
+        {
             writeln!(out, "  no findings from {} rules", report.rules_run)?;
         }
         writeln!(out)
@@ -227,25 +250,36 @@ impl ReportWriter for TextWriter<'_> {
 
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let not_applicable = if s.not_applicable > 0 {
+            format!("; {} not applicable", s.not_applicable)
+        } else {
+            String::new()
+        };
+        let mut gaps = vec![];
+        if s.rule_errors > 0 {
+            gaps.push(plural(s.rule_errors, "rule error"));
+        }
+        if s.hosts_not_judged > 0 {
+            gaps.push(format!("{} not judged", plural(s.hosts_not_judged, "host")));
+        }
+        if s.collection_errors > 0 {
+            gaps.push(format!("{} not collected", plural(s.collection_errors, "server")));
+        }
+        let gaps = match (gaps.is_empty(), s.incomplete()) {
+            (true, _) => String::new(),
+            (false, true) => format!("; {} — the run is incomplete", gaps.join(", ")),
+            // Only servers the run was told to accept as unreachable.
+            (false, false) => format!("; {} (unreachable servers allowed)", gaps.join(", ")),
+        };
         writeln!(
             self.w,
-            "{} checked: {}, {}, {}; {} waived; {} not evaluated{}",
+            "{} checked: {}, {}, {}; {} waived; {} not evaluated{not_applicable}{gaps}",
             plural(s.hosts, "host"),
             plural(s.errors, "error"),
             plural(s.warnings, "warning"),
             plural(s.notes, "note"),
             s.waived,
             s.not_evaluated,
-            match (s.rule_errors, s.collection_errors) {
-                (0, 0) => String::new(),
-                (r, 0) => format!("; {} — the run is incomplete", plural(r, "rule error")),
-                (0, c) => format!("; {} not collected — the run is incomplete", plural(c, "server")),
-                (r, c) => format!(
-                    "; {}, {} not collected — the run is incomplete",
-                    plural(r, "rule error"),
-                    plural(c, "server")
-                ),
-            }
         )
     }
 }

@@ -14,12 +14,13 @@ use spindle_core::date::Date;
 use spindle_core::declare::Declarations;
 use spindle_core::declare_rule;
 use spindle_core::engine::{ActiveRule, HostReport, Waiver, check_host};
-use spindle_core::finding::{RuleError, Severity};
+use spindle_core::finding::{NotApplicable, RuleError, Severity};
 use spindle_core::glob::Glob;
 use spindle_core::load::parse_snapshot;
 use spindle_core::params::{NoParams, Params};
 use spindle_core::rule::{Ctx, Rule};
 use spindle_core::view::HostView;
+use spindle_report::text::TextWriter;
 use spindle_report::{
     JsonWriter, ReportWriter, RuleInfo, SarifWriter, Summary, locate_finding, locate_not_evaluated,
 };
@@ -248,7 +249,7 @@ fn json_report_has_every_field() {
     let text = json_report(&fleet(), &rule_infos());
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["spindle_version"], VERSION);
-    assert_eq!(doc["report_version"], 1);
+    assert_eq!(doc["report_version"], 2);
     let rules = doc["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 2);
     assert_eq!(rules[0]["code"], "TST001");
@@ -355,7 +356,8 @@ fn json_report_has_every_field() {
         doc["summary"],
         serde_json::json!({
             "hosts": 2, "errors": 1, "warnings": 1, "notes": 2, "waived": 1, "expired_waivers": 1,
-            "not_evaluated": 3, "rule_errors": 1, "collection_errors": 0, "incomplete": true,
+            "not_evaluated": 3, "not_applicable": 0, "rule_errors": 1, "collection_errors": 0,
+            "hosts_not_judged": 0, "unreachable_allowed": false, "incomplete": true,
         })
     );
 }
@@ -668,4 +670,152 @@ fn servers_that_gave_no_facts_are_reported_and_make_the_run_incomplete() {
     );
     let index = note["descriptor"]["index"].as_u64().unwrap() as usize;
     assert_eq!(log["runs"][0]["tool"]["driver"]["notifications"][index]["id"], "collection-error");
+}
+
+/// sql01 with a file its rule chose not to judge, and `bare`, a host whose snapshot holds no
+/// section any rule needs.
+fn judged_and_not() -> Vec<(HostView, HostReport)> {
+    let rules = active();
+    let today = Date::parse("2026-01-01").unwrap();
+    let sql01 = view(&[("snapshots/sql01-host.json", SQL01_HOST), ("snapshots/sql01 sql.json", SQL01_SQL)]);
+    let mut r1 = check_host(&rules, &sql01, &[], today);
+    let (_, file) = sql01.files().next().unwrap();
+    r1.not_applicable.push(NotApplicable {
+        code: "TST001".into(),
+        rule: "test-rule".into(),
+        entity: file.entity(),
+        field: "io/num_of_reads".into(),
+        reason: "only 100 reads, fewer than min_reads = 1,000".into(),
+    });
+    let bare = view(&[("snapshots/bare.json", "{\"schema_version\": 1, \"host\": {\"name\": \"bare\"}}\n")]);
+    let r2 = check_host(&rules, &bare, &[], today);
+    vec![(sql01, r1), (bare, r2)]
+}
+
+fn text_report(hosts: &[(HostView, HostReport)], summary_of: impl Fn(&mut Summary)) -> String {
+    let mut out = Vec::new();
+    let mut w = TextWriter::new(&mut out, false);
+    let mut summary = Summary::default();
+    w.begin(&rule_infos()).unwrap();
+    for (v, r) in hosts {
+        summary.add(r);
+        w.host(v, r).unwrap();
+    }
+    summary_of(&mut summary);
+    w.finish(&summary).unwrap();
+    drop(w);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_host_not_judged_and_entries_not_applicable_show_in_every_format() {
+    let hosts = judged_and_not();
+    assert_eq!(hosts[1].1.not_judged.len(), 1, "{:?}", hosts[1].1);
+    let why = "none of the 2 active rules could be evaluated: the snapshots lack partitions, raid_sets";
+    assert_eq!(hosts[1].1.not_judged[0], why);
+
+    let doc: Value = serde_json::from_str(&json_report(&hosts, &rule_infos())).unwrap();
+    let (sql01, bare) = (&doc["hosts"][0], &doc["hosts"][1]);
+    assert_eq!(sql01["not_judged"], Value::Null);
+    assert_eq!(bare["not_judged"], why);
+    assert_eq!(bare["rules_run"], 0);
+    let na = &sql01["not_applicable"][0];
+    assert_eq!(na["code"], "TST001");
+    assert_eq!(na["field"], "io/num_of_reads");
+    assert_eq!(na["reason"], "only 100 reads, fewer than min_reads = 1,000");
+    assert_eq!(na["entity"]["kind"], "file");
+    assert_eq!(na["location"]["path"], "snapshots/sql01 sql.json");
+    assert_eq!(na["location"]["exact"], true);
+    assert_eq!(na["location"]["line"], position(SQL01_SQL, "\"num_of_reads\": 100").0);
+    let s = &doc["summary"];
+    assert_eq!((s["not_applicable"].as_u64(), s["hosts_not_judged"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        s["not_evaluated"], 4,
+        "two on sql01, both rules on bare: the not-applicable entry is not one"
+    );
+    assert_eq!(s["incomplete"], true);
+
+    let log = assert_valid_sarif_text(&sarif_report(&hosts, &rule_infos()));
+    let inv = &log["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+    let of = |id: &str| notes.iter().filter(|n| n["descriptor"]["id"] == id).collect::<Vec<_>>();
+    let not_judged = of("host-not-judged");
+    assert_eq!(not_judged.len(), 1);
+    assert_eq!(not_judged[0]["level"], "error");
+    assert_eq!(not_judged[0]["message"]["text"], format!("bare: spindle could not judge this host: {why}."));
+    assert_eq!(not_judged[0]["properties"]["host"], "bare");
+    let na = of("not-applicable");
+    assert_eq!(na.len(), 1);
+    assert_eq!(na[0]["level"], "note");
+    assert_eq!(na[0]["properties"]["field"], "io/num_of_reads");
+    assert_eq!(na[0]["associatedRule"]["id"], "TST001");
+    let drivers = &log["runs"][0]["tool"]["driver"]["notifications"];
+    for n in [&not_judged[0], &na[0]] {
+        let index = n["descriptor"]["index"].as_u64().unwrap() as usize;
+        assert_eq!(drivers[index]["id"], n["descriptor"]["id"]);
+    }
+    assert_eq!(inv["properties"]["summary"]["hostsNotJudged"], 1);
+
+    let text = text_report(&hosts, |_| {});
+    let bare_at = text.find("━━ bare").unwrap();
+    assert!(
+        text[bare_at..].lines().nth(1) == Some(&format!("  ✗ spindle could not judge this host: {why}")),
+        "the verdict comes first:\n{text}"
+    );
+    assert!(!text[bare_at..].contains("no findings from"), "{text}");
+    assert!(text.contains("── not applicable (facts present; the rule chose not to judge them)"), "{text}");
+    assert!(text.contains("  - TST001 test-rule on sql01 › MSSQLSERVER › sales › sales"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.ends_with("; 1 not applicable; 1 host not judged — the run is incomplete"), "{last}");
+}
+
+#[test]
+fn servers_allowed_to_be_unreachable_leave_the_run_complete() {
+    let hosts = judged_and_not();
+    let hosts = &hosts[..1];
+    let allow = |s: &mut Summary| {
+        s.collection_errors += 1;
+        s.unreachable_allowed = true;
+    };
+    let text = text_report(hosts, allow);
+    let last = text.lines().last().unwrap();
+    assert!(last.ends_with("; 1 server not collected (unreachable servers allowed)"), "{last}");
+    assert!(!text.contains("incomplete"), "{text}");
+    // Not allowed: the same run is incomplete.
+    let text = text_report(hosts, |s| s.collection_errors += 1);
+    assert!(text.ends_with("; 1 server not collected — the run is incomplete\n"), "{text}");
+
+    let finish = |w: &mut dyn ReportWriter| {
+        let mut summary = Summary::default();
+        w.begin(&rule_infos()).unwrap();
+        w.collection_error("sql09", "login failed").unwrap();
+        for (v, r) in hosts {
+            summary.add(r);
+            w.host(v, r).unwrap();
+        }
+        allow(&mut summary);
+        w.finish(&summary).unwrap();
+    };
+    let mut jw = JsonWriter::new(Vec::new(), VERSION);
+    finish(&mut jw);
+    let doc: Value = serde_json::from_slice(&jw.into_inner()).unwrap();
+    assert_eq!(doc["hosts"][0]["collection_error"], "login failed");
+    assert_eq!(
+        (doc["summary"]["incomplete"].as_bool(), doc["summary"]["unreachable_allowed"].as_bool()),
+        (Some(false), Some(true))
+    );
+    let mut sw = SarifWriter::new(Vec::new(), VERSION);
+    finish(&mut sw);
+    let log = assert_valid_sarif_text(&String::from_utf8(sw.into_inner()).unwrap());
+    let inv = &log["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], true, "the run did what it was asked to");
+    assert!(
+        inv["toolExecutionNotifications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["descriptor"]["id"] == "collection-error")
+    );
+    assert_eq!(inv["properties"]["summary"]["incomplete"], false);
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use spindle_core::declare::Declarations;
 use spindle_core::engine::HostReport;
 use spindle_core::facts::Snapshot;
-use spindle_core::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
+use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, RuleError, Severity};
 use spindle_core::view::{Document, EntityRef, HostView};
 use spindle_report::text::TextWriter;
 use spindle_report::{ReportWriter, Summary};
@@ -133,14 +133,22 @@ fn report(v: &HostView, n: &str) -> HostReport {
             NotEvaluated {
                 code: n.into(),
                 rule: n.into(),
-                entity: Some(entity),
+                entity: Some(entity.clone()),
                 missing: n.into(),
                 reason: Some(n.into()),
             },
             NotEvaluated { code: n.into(), rule: n.into(), entity: None, missing: n.into(), reason: None },
         ],
+        not_applicable: vec![NotApplicable {
+            code: n.into(),
+            rule: n.into(),
+            entity,
+            field: n.into(),
+            reason: n.into(),
+        }],
         errors: vec![RuleError { code: n.into(), message: format!("{n}\n  plugin stderr:\n  | {n}\n{n}") }],
         rules_run: 3,
+        not_judged: vec![n.into()],
     }
 }
 

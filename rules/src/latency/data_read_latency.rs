@@ -17,7 +17,8 @@ declare_rule! {
     /// `n` reads by `t / n`, so at 1,000 reads a 5-second outlier (a path failover, a disk
     /// spinning up) moves it by 5 ms, while at 10 reads it would move it by 500 ms. A file that
     /// matters to the workload passes 1,000 reads in minutes. Both cases are reported as not
-    /// evaluated, with the count, never as a pass.
+    /// applicable, with the count: the counters were read and judged too few, which is neither a
+    /// pass nor a missing fact (a file without counters at all is not evaluated).
     ///
     /// The counters are cumulative since the instance started: an average over weeks mixes last
     /// night's index rebuild with this morning's quiet hour, and a recent restart hides the
@@ -86,7 +87,7 @@ fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
         {
             Ok(avg) => avg,
             Err(why) => {
-                cx.not_evaluated_because(f, "io/num_of_reads", why);
+                cx.not_applicable(f, "io/num_of_reads", why);
                 continue;
             }
         };

@@ -41,10 +41,11 @@ declare_rule! {
     /// and where LAT002 starts to warn about log writes). On flash, 4 times a 0.1 ms floor is
     /// 0.4 ms, which a busy SSD exceeds without anyone waiting too long (a 512 KiB read-ahead
     /// takes about 1 ms just to transfer over SATA), so the media multiple only matters once
-    /// the average itself does. Also not judged, and reported as such: files with fewer than
-    /// `min_ios` (1,000) reads or writes (one outlier could dominate the average), files whose
-    /// media or HDD rotation speed is unknown, and virtual machines, whose disks are virtual:
-    /// the physical media's floor does not include the hypervisor and the storage network.
+    /// the average itself does. Also not judged, and reported as not applicable: files with
+    /// fewer than `min_ios` (1,000) reads or writes (one outlier could dominate the average),
+    /// and virtual machines, whose disks are virtual: the physical media's floor does not
+    /// include the hypervisor and the storage network. Files whose media or HDD rotation speed
+    /// is unknown are not evaluated: that fact is missing.
     ///
     /// ## Why it matters
     /// The media sets a floor on latency; it cannot set a ceiling. An average read far above
@@ -235,9 +236,9 @@ fn floor_of_volume<'a, P>(cx: &Ctx<'a, P>, v: &'a Located<Volume>, fl: &Floors) 
 fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
     let view = cx.view;
     if view.host.is_virtual == Some(true) {
-        cx.not_evaluated_because(
+        cx.not_applicable(
             &view.host,
-            "physical media",
+            "is_virtual",
             "a virtual machine's disks are virtual: the physical media's floor leaves out the hypervisor and the storage network, so a ratio to it would mislead",
         );
         return;
@@ -273,7 +274,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
             let avg = match stall::average(stall_ms, count, min_ios, dir.plural(), "min_ios") {
                 Ok(avg) => avg,
                 Err(why) => {
-                    cx.not_evaluated_because(f, dir.count_field(), why);
+                    cx.not_applicable(f, dir.count_field(), why);
                     continue;
                 }
             };

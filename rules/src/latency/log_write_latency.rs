@@ -17,7 +17,8 @@ declare_rule! {
     /// `min_writes` writes (1,000) is not judged: one slow write of `t` ms moves an average over
     /// `n` writes by `t / n`, so 1,000 writes keep a 1-second outlier to 1 ms. A busy log writes
     /// at least once per commit and passes 1,000 writes in seconds. Both cases are reported as
-    /// not evaluated, with the count, never as a pass.
+    /// not applicable, with the count: the counters were read and judged too few, which is
+    /// neither a pass nor a missing fact (a file without counters at all is not evaluated).
     ///
     /// The counters are cumulative since the instance started; the difference between two
     /// samples a few minutes apart shows the present (a sampling collector records the window in
@@ -88,7 +89,7 @@ fn check(cx: &mut Ctx<'_, LogWriteLatencyParams>) {
         ) {
             Ok(avg) => avg,
             Err(why) => {
-                cx.not_evaluated_because(f, "io/num_of_writes", why);
+                cx.not_applicable(f, "io/num_of_writes", why);
                 continue;
             }
         };
