@@ -14,6 +14,8 @@ pub struct SourceDoc {
     pub text: String,
     /// Byte offset of the start of every line.
     lines: OnceLock<Vec<usize>>,
+    /// Characters before each [`MARK_BYTES`] boundary, for columns far into a long line.
+    marks: OnceLock<Vec<usize>>,
     /// Where each object and array starts, by JSON pointer; `None` inside when the text is not
     /// JSON (then every look-up scans from the top).
     containers: OnceLock<Option<HashMap<String, usize, BuildFnv>>>,
@@ -27,7 +29,7 @@ impl Clone for SourceDoc {
 
 impl SourceDoc {
     pub fn new(path: String, text: String) -> Self {
-        SourceDoc { path, text, lines: OnceLock::new(), containers: OnceLock::new() }
+        SourceDoc { path, text, lines: OnceLock::new(), marks: OnceLock::new(), containers: OnceLock::new() }
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -36,8 +38,30 @@ impl SourceDoc {
         let lines = self.lines.get_or_init(|| line_starts(self.text.as_bytes()));
         let line = lines.partition_point(|&start| start <= byte);
         let start = lines[line - 1];
-        let column = self.text.get(start..byte).map_or(byte - start, |s| s.chars().count());
+        let column = if byte - start <= MARK_BYTES {
+            self.text.get(start..byte).map_or(byte - start, |s| s.chars().count())
+        } else {
+            // Far into a long line (a minified snapshot is one line): counted from the marks,
+            // not from the line's start, so locating every finding of a large file stays linear.
+            self.chars_before(byte) - self.chars_before(start)
+        };
         (line, column + 1)
+    }
+
+    /// Characters in the text before `byte`: those before the mark below it, plus the bytes from
+    /// there that start a character (UTF-8 continuation bytes are `10xxxxxx`).
+    fn chars_before(&self, byte: usize) -> usize {
+        let marks = self.marks.get_or_init(|| {
+            let mut count = 0;
+            let mut out = vec![0];
+            for block in self.text.as_bytes().chunks(MARK_BYTES) {
+                count += starts_of_chars(block);
+                out.push(count);
+            }
+            out
+        });
+        let mark = byte / MARK_BYTES;
+        marks[mark] + starts_of_chars(&self.text.as_bytes()[mark * MARK_BYTES..byte])
     }
 
     /// The span of the value at `pointer`, as [`locate`] finds it.
@@ -64,6 +88,14 @@ impl SourceDoc {
             _ => locate_from_parsed(&self.text, parent, &pointer[cut..]),
         }
     }
+}
+
+/// The spacing of [`SourceDoc`]'s character marks, and the longest stretch of a line counted
+/// character by character.
+const MARK_BYTES: usize = 512;
+
+fn starts_of_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
 /// Byte offset of the start of every line: 0, then one past each `\n`. Eight bytes at a time:
@@ -110,6 +142,23 @@ mod tests {
                 expect.iter().copied().filter(|&s| s == 0 || s <= cut).collect::<Vec<_>>(),
                 "{cut}"
             );
+        }
+    }
+
+    #[test]
+    fn columns_far_into_a_long_line_are_counted_in_characters() {
+        // One line, longer than several marks, with characters of 1 to 4 bytes straddling them.
+        let mut text = String::from("[");
+        while text.len() < 5 * super::MARK_BYTES {
+            text.push_str("\"a\u{e9}\u{203a}\u{1f4be}\", ");
+        }
+        text.push_str("\"end\"]\n[\"second\", \"line\"]");
+        let doc = SourceDoc::new("long.json".into(), text.clone());
+        let bytes = text.char_indices().map(|(i, _)| i).step_by(7).chain([text.len()]);
+        for byte in bytes {
+            let line_start = text[..byte].rfind('\n').map_or(0, |i| i + 1);
+            let expect = (text[..byte].matches('\n').count() + 1, text[line_start..byte].chars().count() + 1);
+            assert_eq!(doc.line_col(byte), expect, "byte {byte}");
         }
     }
 

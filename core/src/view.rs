@@ -2,8 +2,8 @@
 //! key, readable label and origin (file and JSON pointer) so findings can point at the fact.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
-use std::ops::Deref;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::{Deref, Range};
 use std::sync::OnceLock;
 
 use crate::declare::Declarations;
@@ -114,9 +114,17 @@ pub struct HostView {
     volume_ids: HashMap<String, usize>,
     /// Normalised mount points with their volume's index, longest first, for joins by path.
     mounts: Vec<(String, usize)>,
+    /// Where each instance's databases are in `databases` (they are kept instance by instance).
+    instance_databases: Vec<Range<usize>>,
     /// Joins several rules ask for per file or per volume, answered once per host.
     memo: Memo,
 }
+
+/// Sections up to this long are searched by walking them: for the handful of disks or volumes of
+/// most hosts a walk is quicker than hashing and allocates nothing. Longer ones are searched
+/// through an index built on first use, so a host of 40,000 disks is joined in time linear in
+/// its size rather than quadratic (a walk per lookup took 168 s there).
+const WALK: usize = 16;
 
 /// Answers to joins, computed on first use from the view's facts: a rule that asks for the
 /// volume of each of 50 files, or the physical disks of each file's volume, would otherwise
@@ -129,6 +137,101 @@ struct Memo {
     file_volumes: OnceLock<Vec<Vec<Option<usize>>>>,
     /// [`HostView::physical_disks_of_volume`] of each volume, by index in `volumes`.
     volume_disks: OnceLock<Vec<Option<BTreeSet<String>>>>,
+    /// Each long section's first entity of each id, by id.
+    disk_ids: OnceLock<HashMap<String, usize>>,
+    partition_ids: OnceLock<HashMap<String, usize>>,
+    pool_ids: OnceLock<HashMap<String, usize>>,
+    virtual_disk_ids: OnceLock<HashMap<String, usize>>,
+    raid_set_ids: OnceLock<HashMap<String, usize>>,
+    /// Ids of the partitions something is built on (a volume or a RAID set), when the volumes
+    /// and RAID sets are too many to walk for each partition.
+    built_on: OnceLock<HashSet<String>>,
+    /// Normalised mount points to their volume's index (the first volume mounted there), when
+    /// there are too many to walk for each file.
+    mount_index: OnceLock<HashMap<String, usize>>,
+    /// Every entity's key to where it is, for [`HostView::entity`].
+    entities: OnceLock<HashMap<String, Place>>,
+}
+
+/// Where an entity is in the view.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Disk(usize),
+    Partition(usize),
+    Volume(usize),
+    Pool(usize),
+    VirtualDisk(usize),
+    RaidSet(usize),
+    Instance(usize),
+    Database(usize),
+    File(usize, usize),
+}
+
+/// The position of the first entity whose id is `id`: walked when the section is short, else
+/// looked up in `index`, built on first use.
+fn position_by_id<T>(
+    section: &Option<Vec<Located<T>>>,
+    index: &OnceLock<HashMap<String, usize>>,
+    id: &str,
+    id_of: impl Fn(&T) -> &str,
+) -> Option<usize> {
+    let items = section.as_deref()?;
+    if items.len() <= WALK {
+        return items.iter().position(|l| id_of(&l.item) == id);
+    }
+    let index = index.get_or_init(|| {
+        let mut m = HashMap::with_capacity(items.len());
+        for (i, l) in items.iter().enumerate() {
+            m.entry(id_of(&l.item).to_owned()).or_insert(i);
+        }
+        m
+    });
+    index.get(id).copied()
+}
+
+/// The position of `item` in `items`, when it is one of them, found by its address (rules pass
+/// the view's own entities): no walk, no comparison of contents.
+fn position_of<T>(items: &[Located<T>], item: &T) -> Option<usize> {
+    let first = items.first()?;
+    let offset = std::ptr::from_ref(item) as usize;
+    let start = std::ptr::from_ref(&first.item) as usize;
+    let i = offset.checked_sub(start)? / std::mem::size_of::<Located<T>>().max(1);
+    items.get(i).filter(|l| std::ptr::eq(&l.item, item)).map(|_| i)
+}
+
+/// Finds an entity by key while a section is being merged: walked while the section is short,
+/// then through a map kept up to date from then on.
+#[derive(Default)]
+struct Keys(Option<HashMap<String, usize>>);
+
+impl Keys {
+    fn find<T>(&mut self, out: &[Located<T>], key: &str) -> Option<usize> {
+        if self.0.is_none() && out.len() > WALK {
+            self.0 = Some(out.iter().enumerate().map(|(i, l)| (l.key.clone(), i)).collect());
+        }
+        match &self.0 {
+            Some(m) => m.get(key).copied(),
+            None => out.iter().position(|l| l.key == key),
+        }
+    }
+
+    fn added(&mut self, key: &str, i: usize) {
+        if let Some(m) = &mut self.0 {
+            m.insert(key.to_owned(), i);
+        }
+    }
+}
+
+/// One [`Keys`] per merged section.
+#[derive(Default)]
+struct SectionKeys {
+    disks: Keys,
+    partitions: Keys,
+    volumes: Keys,
+    storage_pools: Keys,
+    virtual_disks: Keys,
+    raid_sets: Keys,
+    instances: Keys,
 }
 
 impl Clone for Memo {
@@ -149,6 +252,7 @@ fn cat(parts: &[&str]) -> String {
 
 fn merge_into<T: Merge>(
     section: &mut Option<Vec<Located<T>>>,
+    keys: &mut Keys,
     items: Option<Vec<T>>,
     doc: usize,
     base: &str,
@@ -159,12 +263,16 @@ fn merge_into<T: Merge>(
     for (i, item) in items.into_iter().enumerate() {
         let origin = Origin { doc, pointer: cat(&[base, "/", &i.to_string()]) };
         let key = key_of(&item);
-        match out.iter_mut().find(|l| l.key == key) {
-            Some(existing) => {
+        match keys.find(out, &key) {
+            Some(at) => {
+                let existing = &mut out[at];
                 existing.item.merge_from(item);
                 existing.origins.push(origin);
             }
-            None => out.push(Located { item, key, label: String::new(), origins: vec![origin] }),
+            None => {
+                keys.added(&key, out.len());
+                out.push(Located { item, key, label: String::new(), origins: vec![origin] });
+            }
         }
     }
 }
@@ -193,9 +301,11 @@ impl HostView {
             declared,
             volume_ids: HashMap::new(),
             mounts: vec![],
+            instance_databases: vec![],
             memo: Memo::default(),
         };
         let mut raw_instances: Option<Vec<Located<SqlInstance>>> = None;
+        let mut keys = SectionKeys::default();
         for (d, doc) in docs.into_iter().enumerate() {
             v.docs.push(SourceDoc::new(doc.path, doc.text));
             let s = doc.snapshot;
@@ -213,25 +323,37 @@ impl HostView {
             }
             v.collectors.extend(s.collectors);
             let h = host.as_ref().map(|h| h.key.clone()).unwrap_or_default();
-            merge_into(&mut v.disks, s.disks, d, "/disks", |x| format!("{h}/disk:{}", x.id));
-            merge_into(&mut v.partitions, s.partitions, d, "/partitions", |x| {
+            merge_into(&mut v.disks, &mut keys.disks, s.disks, d, "/disks", |x| format!("{h}/disk:{}", x.id));
+            merge_into(&mut v.partitions, &mut keys.partitions, s.partitions, d, "/partitions", |x| {
                 format!(
                     "{h}/disk:{}/partition:{}",
                     x.disk_id,
                     x.number.map_or(x.id.clone(), |n| n.to_string())
                 )
             });
-            merge_into(&mut v.volumes, s.volumes, d, "/volumes", |x| {
+            merge_into(&mut v.volumes, &mut keys.volumes, s.volumes, d, "/volumes", |x| {
                 format!("{h}/volume:{}", norm_volume_id(&x.id))
             });
-            merge_into(&mut v.storage_pools, s.storage_pools, d, "/storage_pools", |x| {
-                format!("{h}/pool:{}", x.id)
+            merge_into(
+                &mut v.storage_pools,
+                &mut keys.storage_pools,
+                s.storage_pools,
+                d,
+                "/storage_pools",
+                |x| format!("{h}/pool:{}", x.id),
+            );
+            merge_into(
+                &mut v.virtual_disks,
+                &mut keys.virtual_disks,
+                s.virtual_disks,
+                d,
+                "/virtual_disks",
+                |x| format!("{h}/virtual-disk:{}", x.id),
+            );
+            merge_into(&mut v.raid_sets, &mut keys.raid_sets, s.raid_sets, d, "/raid_sets", |x| {
+                format!("{h}/raid:{}", x.id)
             });
-            merge_into(&mut v.virtual_disks, s.virtual_disks, d, "/virtual_disks", |x| {
-                format!("{h}/virtual-disk:{}", x.id)
-            });
-            merge_into(&mut v.raid_sets, s.raid_sets, d, "/raid_sets", |x| format!("{h}/raid:{}", x.id));
-            merge_into(&mut raw_instances, s.sql_instances, d, "/sql_instances", |x| {
+            merge_into(&mut raw_instances, &mut keys.instances, s.sql_instances, d, "/sql_instances", |x| {
                 format!("{h}/instance:{}", x.name)
             });
         }
@@ -254,6 +376,8 @@ impl HostView {
     fn split_databases(&mut self, instances: Option<Vec<Located<SqlInstance>>>) {
         let Some(mut instances) = instances else { return };
         for (ii, inst) in instances.iter_mut().enumerate() {
+            let start = self.databases.len();
+            self.instance_databases.push(start..start);
             let Some(dbs) = inst.item.databases.take() else { continue };
             // Collected, now held by `self.databases`: keep "collected" visible on the instance.
             inst.item.databases = Some(Vec::new());
@@ -285,6 +409,7 @@ impl HostView {
                     files,
                 });
             }
+            self.instance_databases[ii] = start..self.databases.len();
         }
         self.instances = Some(instances);
     }
@@ -297,30 +422,23 @@ impl HostView {
                 None => format!("{h} › disk {}", d.item.id),
             };
         }
-        let disk_labels: Vec<(String, String)> =
-            self.disks.iter().flatten().map(|d| (d.item.id.clone(), d.label.clone())).collect();
-        let mounts: Vec<(String, String)> = self
-            .partitions
-            .iter()
-            .flatten()
-            .map(|p| {
-                let mount = self
-                    .volumes
-                    .iter()
-                    .flatten()
-                    .find(|v| backs(&v.item.backed_by, &p.item.id))
-                    .and_then(|v| v.item.mount_points.first().cloned())
-                    .unwrap_or_default();
-                (p.item.id.clone(), mount)
-            })
-            .collect();
+        // Each partition's mount point: that of the first volume built on it. One pass over the
+        // volumes, rather than one per partition.
+        let mut mount_of: HashMap<&str, &str> = HashMap::new();
+        if self.partitions.as_ref().is_some_and(|p| !p.is_empty()) {
+            for v in self.volumes.iter().flatten() {
+                let mount = v.item.mount_points.first().map_or("", String::as_str);
+                for id in backing_ids(&v.item.backed_by) {
+                    mount_of.entry(id.as_str()).or_insert(mount);
+                }
+            }
+        }
         for p in self.partitions.iter_mut().flatten() {
-            let disk = disk_labels
-                .iter()
-                .find(|(id, _)| *id == p.item.disk_id)
-                .map_or(format!("{h} › disk {}", p.item.disk_id), |(_, l)| l.clone());
+            let disk = position_by_id(&self.disks, &self.memo.disk_ids, &p.item.disk_id, |d| &d.id)
+                .and_then(|i| self.disks.as_ref()?.get(i))
+                .map_or_else(|| format!("{h} › disk {}", p.item.disk_id), |d| d.label.clone());
             let part = p.item.number.map_or(p.item.id.clone(), |n| n.to_string());
-            let mount = mounts.iter().find(|(id, _)| *id == p.item.id).map(|(_, m)| m.as_str()).unwrap_or("");
+            let mount = mount_of.get(p.item.id.as_str()).copied().unwrap_or("");
             p.label = if mount.is_empty() {
                 format!("{disk} › partition {part}")
             } else {
@@ -354,29 +472,52 @@ impl HostView {
         }
     }
 
-    /// The entity with this key, wherever it is in the view.
+    /// The entity with this key, wherever it is in the view. Through an index of every key,
+    /// built on first use: a plugin's findings each name their entity by key.
     pub fn entity(&self, key: &str) -> Option<EntityRef> {
-        fn find<T>(s: &Option<Vec<Located<T>>>, key: &str) -> Option<EntityRef> {
-            s.iter().flatten().find(|l| l.key == key).map(Located::entity)
-        }
         if self.host.key == key {
             return Some(self.host.entity());
         }
-        find(&self.disks, key)
-            .or_else(|| find(&self.partitions, key))
-            .or_else(|| find(&self.volumes, key))
-            .or_else(|| find(&self.storage_pools, key))
-            .or_else(|| find(&self.virtual_disks, key))
-            .or_else(|| find(&self.raid_sets, key))
-            .or_else(|| find(&self.instances, key))
-            .or_else(|| {
-                self.databases.iter().find_map(|d| {
-                    if d.db.key == key {
-                        return Some(d.db.entity());
-                    }
-                    d.files.iter().flatten().find(|f| f.key == key).map(Located::entity)
-                })
-            })
+        let places = self.memo.entities.get_or_init(|| {
+            let mut m = HashMap::new();
+            fn add<T>(
+                m: &mut HashMap<String, Place>,
+                s: &Option<Vec<Located<T>>>,
+                place: fn(usize) -> Place,
+            ) {
+                for (i, l) in s.iter().flatten().enumerate() {
+                    m.entry(l.key.clone()).or_insert(place(i));
+                }
+            }
+            add(&mut m, &self.disks, Place::Disk);
+            add(&mut m, &self.partitions, Place::Partition);
+            add(&mut m, &self.volumes, Place::Volume);
+            add(&mut m, &self.storage_pools, Place::Pool);
+            add(&mut m, &self.virtual_disks, Place::VirtualDisk);
+            add(&mut m, &self.raid_sets, Place::RaidSet);
+            add(&mut m, &self.instances, Place::Instance);
+            for (d, dv) in self.databases.iter().enumerate() {
+                m.entry(dv.db.key.clone()).or_insert(Place::Database(d));
+                for (f, file) in dv.files.iter().flatten().enumerate() {
+                    m.entry(file.key.clone()).or_insert(Place::File(d, f));
+                }
+            }
+            m
+        });
+        fn at<T>(s: &Option<Vec<Located<T>>>, i: usize) -> Option<EntityRef> {
+            s.as_ref()?.get(i).map(Located::entity)
+        }
+        match *places.get(key)? {
+            Place::Disk(i) => at(&self.disks, i),
+            Place::Partition(i) => at(&self.partitions, i),
+            Place::Volume(i) => at(&self.volumes, i),
+            Place::Pool(i) => at(&self.storage_pools, i),
+            Place::VirtualDisk(i) => at(&self.virtual_disks, i),
+            Place::RaidSet(i) => at(&self.raid_sets, i),
+            Place::Instance(i) => at(&self.instances, i),
+            Place::Database(d) => self.databases.get(d).map(|dv| dv.db.entity()),
+            Place::File(d, f) => self.databases.get(d)?.files.as_ref()?.get(f).map(Located::entity),
+        }
     }
 
     /// The merged facts as one snapshot: what a plugin is given for this host. Entity keys
@@ -413,11 +554,13 @@ impl HostView {
     }
 
     pub fn disk(&self, id: &str) -> Option<&Located<Disk>> {
-        self.disks.iter().flatten().find(|d| d.item.id == id)
+        let i = position_by_id(&self.disks, &self.memo.disk_ids, id, |d| &d.id)?;
+        self.disks.as_ref()?.get(i)
     }
 
     pub fn partition(&self, id: &str) -> Option<&Located<Partition>> {
-        self.partitions.iter().flatten().find(|p| p.item.id == id)
+        let i = position_by_id(&self.partitions, &self.memo.partition_ids, id, |p| &p.id)?;
+        self.partitions.as_ref()?.get(i)
     }
 
     pub fn volume(&self, id: &str) -> Option<&Located<Volume>> {
@@ -426,15 +569,26 @@ impl HostView {
     }
 
     pub fn pool(&self, id: &str) -> Option<&Located<StoragePool>> {
-        self.storage_pools.iter().flatten().find(|p| p.item.id == id)
+        let i = position_by_id(&self.storage_pools, &self.memo.pool_ids, id, |p| &p.id)?;
+        self.storage_pools.as_ref()?.get(i)
     }
 
     pub fn virtual_disk_index(&self, id: &str) -> Option<usize> {
-        self.virtual_disks.iter().flatten().position(|x| x.item.id == id)
+        position_by_id(&self.virtual_disks, &self.memo.virtual_disk_ids, id, |x| &x.id)
     }
 
     pub fn raid_set_index(&self, id: &str) -> Option<usize> {
-        self.raid_sets.iter().flatten().position(|x| x.item.id == id)
+        position_by_id(&self.raid_sets, &self.memo.raid_set_ids, id, |x| &x.id)
+    }
+
+    /// Where `v` is in `volumes`, when it is one of the view's own volumes (found by address).
+    pub fn volume_index(&self, v: &Volume) -> Option<usize> {
+        position_of(self.volumes.as_deref()?, v)
+    }
+
+    /// The databases of the instance at `instance` in `instances`.
+    pub fn databases_of(&self, instance: usize) -> &[DatabaseView] {
+        self.instance_databases.get(instance).and_then(|r| self.databases.get(r.clone())).unwrap_or_default()
     }
 
     /// The volume holding a database file: by `volume_id` when the collector recorded one, else
@@ -468,7 +622,29 @@ impl HostView {
             return self.volume_ids.get(&norm_volume_id(id)).copied();
         }
         let path = norm_path(f.physical_name.as_deref()?);
-        self.mounts.iter().find(|(m, _)| is_under(&path, m)).map(|&(_, i)| i)
+        if self.mounts.len() <= WALK {
+            return self.mounts.iter().find(|(m, _)| is_under(&path, m)).map(|&(_, i)| i);
+        }
+        // Every mount point that could hold the path is one of its prefixes ending at a
+        // separator: look those up, longest first, instead of walking every mount point.
+        let index = self.memo.mount_index.get_or_init(|| {
+            let mut m = HashMap::with_capacity(self.mounts.len());
+            for (mount, i) in &self.mounts {
+                m.entry(mount.clone()).or_insert(*i);
+            }
+            m
+        });
+        let separators = path.char_indices().rev().filter(|&(_, c)| c == '\\' || c == '/').map(|(at, _)| at);
+        for end in std::iter::once(path.len()).chain(separators).filter(|&end| end > 0) {
+            if let Some(&i) = index.get(&path[..end]) {
+                return Some(i);
+            }
+        }
+        // The shortest last, as the walk has them: the Linux root holds every absolute path, and
+        // an empty mount point every path that starts at a separator.
+        let root = path.starts_with('/').then(|| index.get("/")).flatten();
+        let empty = path.starts_with(['\\', '/']).then(|| index.get("")).flatten();
+        root.or(empty).copied()
     }
 
     /// Where `f` is in `databases` (database index, file index), when it is one of this view's
@@ -493,14 +669,24 @@ impl HostView {
     /// built on (the Microsoft Reserved partition at 17,408 B on a GPT disk, an unformatted
     /// leftover) serves no I/O, so where it starts does not matter.
     pub fn data_partitions(&self) -> impl Iterator<Item = &Located<Partition>> {
-        self.partitions.iter().flatten().filter(|p| {
-            let Some(volumes) = &self.volumes else { return true };
-            volumes.iter().any(|v| backs(&v.item.backed_by, &p.item.id))
-                || self
-                    .raid_sets
-                    .iter()
-                    .flatten()
-                    .any(|r| r.item.member_ids.iter().flatten().any(|m| *m == p.item.id))
+        let raid_sets = self.raid_sets.as_deref().unwrap_or_default();
+        let built_on = self.volumes.as_ref().map(|volumes| {
+            (volumes.len() + raid_sets.len() > WALK).then(|| {
+                self.memo.built_on.get_or_init(|| {
+                    let from_volumes = volumes.iter().flat_map(|v| backing_ids(&v.item.backed_by));
+                    let from_raids = raid_sets.iter().flat_map(|r| r.item.member_ids.iter().flatten());
+                    from_volumes.chain(from_raids).cloned().collect()
+                })
+            })
+        });
+        self.partitions.iter().flatten().filter(move |p| {
+            let Some(built_on) = &built_on else { return true };
+            if let Some(set) = built_on {
+                return set.contains(&p.item.id);
+            }
+            let volumes = self.volumes.iter().flatten();
+            volumes.clone().any(|v| backs(&v.item.backed_by, &p.item.id))
+                || raid_sets.iter().any(|r| r.item.member_ids.iter().flatten().any(|m| *m == p.item.id))
         })
     }
 
@@ -629,7 +815,7 @@ impl HostView {
     /// Borrowed from the view's memo when `v` is one of its own volumes, as rules pass them.
     pub fn physical_disks_of_volume(&self, v: &Volume) -> Option<Cow<'_, BTreeSet<String>>> {
         let volumes = self.volumes.as_deref().unwrap_or_default();
-        let Some(i) = volumes.iter().position(|l| std::ptr::eq(&l.item, v)) else {
+        let Some(i) = position_of(volumes, v) else {
             return self.find_physical_disks(v).map(Cow::Owned);
         };
         let memo = self
@@ -708,6 +894,15 @@ fn is_under(path: &str, mount: &str) -> bool {
     path.strip_prefix(mount).is_some_and(|rest| rest.is_empty() || rest.starts_with(['\\', '/']))
 }
 
+/// The partitions (or, for LVM, devices) a backing names.
+fn backing_ids(b: &Option<Backing>) -> &[String] {
+    match b {
+        Some(Backing::Partitions(ids)) => ids,
+        Some(Backing::Lvm { devices, .. }) => devices,
+        _ => &[],
+    }
+}
+
 fn backs(b: &Option<Backing>, partition_id: &str) -> bool {
     match b {
         Some(Backing::Partitions(ids)) => ids.iter().any(|i| i == partition_id),
@@ -758,6 +953,89 @@ mod tests {
         assert!(view.entity("h/instance:I/database:d/file:f").is_some());
         assert!(view.entity(r"h/volume:\\?\volume{ab}").is_some());
         assert!(view.entity("h/volume:nope").is_none());
+    }
+
+    /// A host of `n` disks, each with one partition and a volume folder-mounted under `E:\`
+    /// (volume 0 is `E:\` itself), with one database file on each volume, and two instances.
+    fn long_host(n: usize) -> HostView {
+        use serde_json::json;
+        let disks: Vec<_> = (0..n).map(|i| json!({"id": format!("d{i}"), "number": i})).collect();
+        let partitions: Vec<_> = (0..n)
+            .map(|i| json!({"id": format!("d{i}-p1"), "disk_id": format!("d{i}"), "number": 1}))
+            .collect();
+        let mount = |i: usize| if i == 0 { "E:\\".to_string() } else { format!("E:\\Mounts\\L{i}\\") };
+        let volumes: Vec<_> = (0..n)
+            .map(|i| {
+                json!({"id": format!("v{i}"), "mount_points": [mount(i)],
+                       "backed_by": {"partitions": [format!("d{i}-p1")]}})
+            })
+            .collect();
+        // By path only, so the mount points place them; the last one under no folder of its own.
+        let files: Vec<_> = (0..n)
+            .map(|i| {
+                json!({"type": "rows", "logical_name": format!("f{i}"),
+                            "physical_name": format!("{}data\\f{i}.mdf", mount(i))})
+            })
+            .collect();
+        let snap = json!({"schema_version": 1, "host": {"name": "h"},
+            "disks": disks, "partitions": partitions, "volumes": volumes,
+            "sql_instances": [
+                {"name": "A", "databases": [{"name": "a1", "files": files}, {"name": "a2"}]},
+                {"name": "B", "databases": []},
+                {"name": "C", "databases": [{"name": "c1"}]}]});
+        let doc = crate::load::parse_snapshot("long.json", snap.to_string()).unwrap();
+        HostView::build(vec![doc], Declarations::default())
+    }
+
+    #[test]
+    fn long_sections_are_joined_as_short_ones() {
+        for n in [WALK / 2, WALK * 4] {
+            let view = long_host(n);
+            for i in 0..n {
+                assert_eq!(view.disk(&format!("d{i}")).unwrap().number, Some(i as u32), "n = {n}");
+                assert_eq!(view.partition(&format!("d{i}-p1")).unwrap().disk_id, format!("d{i}"));
+                let v = view.volume(&format!("v{i}")).unwrap();
+                assert_eq!(view.volume_index(v), Some(i));
+                let p = &view.partitions.as_ref().unwrap()[i];
+                assert!(p.label.ends_with(&format!("partition 1 ({})", v.mount_points[0])), "{}", p.label);
+                assert!(p.label.starts_with(&format!("h › disk {i} ")), "{}", p.label);
+            }
+            assert!(view.disk("nope").is_none() && view.partition("nope").is_none());
+            assert_eq!(view.data_partitions().count(), n);
+            // The deepest mount point holding each path, E:\ for the last resort.
+            let files: Vec<_> = view.files().map(|(_, f)| f).collect();
+            for (i, f) in files.iter().enumerate() {
+                let v = view.volume_of_file(f).unwrap();
+                assert_eq!(v.item.id, format!("v{i}"), "{:?} (n = {n})", f.physical_name);
+            }
+            let copy =
+                DbFile { physical_name: Some(r"e:/mounts/l1/deeper/x.mdf".into()), ..files[0].item.clone() };
+            assert_eq!(view.volume_of_file(&copy).unwrap().item.id, "v1");
+            let elsewhere = DbFile { physical_name: Some(r"F:\x.mdf".into()), ..files[0].item.clone() };
+            assert!(view.volume_of_file(&elsewhere).is_err());
+            for key in
+                view.disks.iter().flatten().map(|d| d.key.clone()).chain(files.iter().map(|f| f.key.clone()))
+            {
+                assert_eq!(view.entity(&key).unwrap().key, key);
+            }
+            assert!(view.entity("h/disk:nope").is_none());
+            let names =
+                |i: usize| view.databases_of(i).iter().map(|d| d.db.name.as_str()).collect::<Vec<_>>();
+            assert_eq!((names(0), names(1), names(2)), (vec!["a1", "a2"], vec![], vec!["c1"]));
+            assert!(view.databases_of(3).is_empty());
+        }
+    }
+
+    #[test]
+    fn merging_long_sections_keeps_one_entity_per_key() {
+        let n = WALK * 3;
+        let a = long_host(n);
+        let doc =
+            |v: &HostView| Document { path: "x".into(), text: String::new(), snapshot: v.to_snapshot() };
+        let twice = HostView::build(vec![doc(&a), doc(&a)], Declarations::default());
+        assert_eq!(twice.disks.as_ref().unwrap().len(), n);
+        assert!(twice.disks.as_ref().unwrap().iter().all(|d| d.origins.len() == 2));
+        assert_eq!(twice.volumes.as_ref().unwrap().len(), n);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //!
 //! Candidates for `spindle_core::view` (HostView): `volumes_holding`, `os_of_volume`.
 
+use std::collections::HashMap;
+
 use spindle_core::facts::{DbFile, FileType, FsKind, OsFamily, Volume};
 use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView, Located};
@@ -37,23 +39,25 @@ pub(crate) fn any_file(_: &DbFile) -> bool {
 pub(crate) fn volumes_holding<'v, P>(cx: &mut Ctx<'v, P>, keep: fn(&DbFile) -> bool) -> Vec<DbVolume<'v>> {
     let view: &'v HostView = cx.view;
     let mut out: Vec<DbVolume<'v>> = Vec::new();
+    // Each volume's place in `out`, by its place in the view's volumes: a walk over `out` for
+    // every file made this quadratic in a host's files and volumes.
+    let mut slot: HashMap<usize, usize> = HashMap::new();
     for (db, f) in view.files() {
         if !keep(f) {
             continue;
         }
-        match cx.volume_of_file(f) {
-            // The view's own volumes: the same volume is the same address.
-            Some(v) => match out.iter_mut().find(|d| std::ptr::eq(d.volume, v)) {
-                Some(d) => d.files.push((db, f)),
-                None => out.push(DbVolume { volume: v, files: vec![(db, f)] }),
-            },
-            None => continue,
+        let Some(v) = cx.volume_of_file(f) else { continue };
+        // The view's own volumes: their index is found by address.
+        let index = view.volume_index(v).unwrap_or(usize::MAX);
+        match slot.get(&index) {
+            Some(&at) if index != usize::MAX => out[at].files.push((db, f)),
+            _ => {
+                slot.insert(index, out.len());
+                out.push(DbVolume { volume: v, files: vec![(db, f)] });
+            }
         }
     }
-    let order = |v: &Located<Volume>| {
-        view.volumes.iter().flatten().position(|x| std::ptr::eq(x, v)).unwrap_or(usize::MAX)
-    };
-    out.sort_by_cached_key(|d| order(d.volume));
+    out.sort_by_cached_key(|d| view.volume_index(d.volume).unwrap_or(usize::MAX));
     out
 }
 

@@ -82,9 +82,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         };
         // The largest data-file growth of the instance, when the files were collected.
         let largest = view
-            .databases
+            .databases_of(i)
             .iter()
-            .filter(|d| d.instance == i)
             .flat_map(|d| d.files.iter().flatten())
             .filter(|f| f.file_type == FileType::Rows)
             .filter_map(|f| match f.growth? {

@@ -1,4 +1,4 @@
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Disk, FileType, Media, Volume};
@@ -256,7 +256,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
     let mut missed: BTreeSet<String> = BTreeSet::new();
     // The floor of each volume, worked out for its first slow file only: it names and formats
     // every disk under the volume, and a volume holds many files.
-    let mut floors: Vec<(&Located<Volume>, Floor<'_>)> = vec![];
+    let mut floors: HashMap<usize, Floor<'_>> = HashMap::new();
 
     for (_, f) in view.files() {
         let directions: &[Direction] = match f.file_type {
@@ -285,12 +285,16 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                 let found = match view.volume_of_file(f) {
                     Err(why) => Err(Miss::File(why.missing(), why.to_string())),
                     Ok(v) => {
-                        let known = floors.iter().find(|(x, _)| std::ptr::eq(*x, v));
+                        // By the volume's place in the view (found by address), not a walk.
+                        let at = view.volume_index(v);
+                        let known = at.and_then(|at| floors.get(&at));
                         let found = match known {
-                            Some((_, found)) => found.clone(),
+                            Some(found) => found.clone(),
                             None => {
                                 let found = floor_of_volume(cx, v, &fl);
-                                floors.push((v, found.clone()));
+                                if let Some(at) = at {
+                                    floors.insert(at, found.clone());
+                                }
                                 found
                             }
                         };

@@ -47,12 +47,12 @@ pub(crate) fn tempdb_of<'v, P>(
     index: usize,
     inst: &Located<SqlInstance>,
 ) -> Option<&'v DatabaseView> {
-    let mut dbs = view.databases.iter().filter(|d| d.instance == index).peekable();
-    if dbs.peek().is_none() {
+    let dbs = view.databases_of(index);
+    if dbs.is_empty() {
         cx.not_evaluated(inst, "databases");
         return None;
     }
-    let tempdb = dbs.find(|d| d.db.effective_role() == DatabaseRole::Tempdb);
+    let tempdb = dbs.iter().find(|d| d.db.effective_role() == DatabaseRole::Tempdb);
     if tempdb.is_none() {
         cx.not_evaluated_because(inst, "databases", "tempdb is not among the collected databases");
     }

@@ -1,3 +1,5 @@
+use std::collections::{HashMap, HashSet};
+
 use spindle_core::declare_rule;
 use spindle_core::facts::DatabaseRole;
 use spindle_core::params::NoParams;
@@ -69,6 +71,17 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         .filter(|d| d.db.effective_role() == DatabaseRole::User)
         .flat_map(|d| d.files.iter().flatten().map(move |f| (d, f, volume_of(view, f))))
         .collect();
+    // The user databases on each volume, each once, in file order: looked up for each tempdb
+    // file rather than walked.
+    let mut users_on: HashMap<&str, Vec<&DatabaseView>> = HashMap::new();
+    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    for (d, _, uv) in &user {
+        if let Ok(uv) = uv
+            && seen.insert((uv.key.as_str(), d.db.key.as_str()))
+        {
+            users_on.entry(uv.key.as_str()).or_default().push(*d);
+        }
+    }
     let mut any_tempdb_volume = false;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };
@@ -82,17 +95,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 }
             };
             any_tempdb_volume = true;
-            let mut sharing: Vec<&DatabaseView> = vec![];
-            for (d, _, uv) in &user {
-                if uv.as_ref().is_ok_and(|uv| uv.key == tv.key)
-                    && !sharing.iter().any(|s| s.db.key == d.db.key)
-                {
-                    sharing.push(d);
-                }
-            }
-            if sharing.is_empty() {
-                continue;
-            }
+            let Some(sharing) = users_on.get(tv.key.as_str()) else { continue };
             let names: Vec<String> = sharing.iter().map(|d| db_name(view, d, i)).collect();
             let which = if names.len() == 1 { "user database" } else { "user databases" };
             cx.report(
@@ -131,6 +134,6 @@ fn db_name(view: &HostView, d: &DatabaseView, tempdb_instance: usize) -> String 
     if d.instance == tempdb_instance {
         return d.db.name.clone();
     }
-    let inst = view.instances.iter().flatten().nth(d.instance).map_or("?", |i| i.name.as_str());
+    let inst = view.instances.as_ref().and_then(|i| i.get(d.instance)).map_or("?", |i| i.name.as_str());
     format!("{inst} › {}", d.db.name)
 }

@@ -1,9 +1,11 @@
+use std::collections::HashMap;
+
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
-use spindle_core::facts::{Backing, RaidKind};
+use spindle_core::facts::{Backing, Disk, RaidKind};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
-use spindle_core::view::StripeSource;
+use spindle_core::view::{Located, StripeSource};
 
 use super::spaces;
 
@@ -77,6 +79,16 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
             (cx.params.data_warehouse_min_stripe_unit_bytes, cx.params.data_warehouse_max_stripe_unit_bytes)
         }
     };
+    // The disks each RAID set exposes, in one pass: a walk over every disk for every set was
+    // quadratic in a host's disks.
+    let mut exposed: HashMap<&str, Vec<&Located<Disk>>> = HashMap::new();
+    if view.raid_sets.as_ref().is_some_and(|r| !r.is_empty()) {
+        for d in view.disks.iter().flatten() {
+            if let Some(Backing::RaidSet(id)) = &d.backed_by {
+                exposed.entry(id.as_str()).or_default().push(d);
+            }
+        }
+    }
     for r in view.raid_sets.iter().flatten() {
         if is_mirror(r.level.as_deref()) {
             continue;
@@ -84,18 +96,13 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
         let dynamic = r.kind == Some(RaidKind::Dynamic);
         // A hardware controller hides its stripe unit from the OS; a pack may declare it for the
         // disks the set exposes.
-        let declared = view
-            .disks
-            .iter()
-            .flatten()
-            .filter(|d| matches!(&d.backed_by, Some(Backing::RaidSet(id)) if *id == r.id))
-            .find_map(|d| {
-                let stripe = view.stripe_of_disk(d)?;
-                match stripe.source {
-                    StripeSource::Declared(pack) => Some((stripe.unit_bytes, pack)),
-                    _ => None,
-                }
-            });
+        let declared = exposed.get(r.id.as_str()).into_iter().flatten().find_map(|d| {
+            let stripe = view.stripe_of_disk(d)?;
+            match stripe.source {
+                StripeSource::Declared(pack) => Some((stripe.unit_bytes, pack)),
+                _ => None,
+            }
+        });
         let (unit, inferred, declared_in) = match (r.stripe_unit_bytes, dynamic, declared) {
             (Some(u), _, _) => (u, false, None),
             (None, _, Some((u, pack))) => (u, false, Some(pack)),
