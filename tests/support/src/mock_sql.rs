@@ -1,10 +1,11 @@
 //! SQL Servers for the live-collection tests: Microsoft's TDS mock server (`mssql-mock-tds`)
 //! answering the collector's exact batches with rows shaped like the documented DMV columns,
-//! plus peers that misbehave at the TCP level (refuse, never answer, cut a result short).
+//! plus peers that misbehave at the TCP level (refuse, never answer, cut a result short, stream
+//! one without end).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use mssql_mock_tds::{
     ColumnDefinition, ColumnValue, ConnectionStore, MockTdsServer, QueryResponse, Row, SqlDataType,
@@ -126,6 +127,151 @@ impl Peers {
             target(addr)
         })
     }
+}
+
+/// A result set to stream without end: its column metadata once, then the same row again and
+/// again, in TDS packets that never say the message ended.
+pub struct Flood {
+    /// The COLMETADATA token.
+    head: Vec<u8>,
+    /// One ROW token.
+    row: Vec<u8>,
+}
+
+impl Flood {
+    /// The token stream of `columns` with `row`, cut out of the mock's own encoding of the
+    /// result set without rows and with one.
+    pub fn new(columns: Vec<ColumnDefinition>, row: Row) -> Flood {
+        let tokens = |rows: Vec<Row>| -> Vec<u8> {
+            let packet =
+                mssql_mock_tds::protocol::build_query_result(&QueryResponse::new(columns.clone(), rows));
+            packet[8..].to_vec()
+        };
+        // Both end with the same 13-byte DONE token (its row count differs, not its length).
+        const DONE: usize = 13;
+        let none = tokens(vec![]);
+        let one = tokens(vec![row]);
+        let head = none[..none.len() - DONE].to_vec();
+        let row = one[head.len()..one.len() - DONE].to_vec();
+        Flood { head, row }
+    }
+
+    /// `sys.master_files` rows with a 241-character path: about 545 bytes a row on the wire.
+    pub fn master_files() -> Flood {
+        let mut values = master_files(&[FILES[7]]).rows.pop().expect("one row").values;
+        values[4] = s(&format!(r"E:\SQLData\{}.mdf", "x".repeat(226)));
+        let columns = master_files(&[]).columns;
+        Flood::new(columns, Row::new(values))
+    }
+}
+
+impl Peers {
+    /// A proxy to `upstream` that, once the client sends a batch containing `trigger`, answers
+    /// it itself with `flood`: rows without end, until the client stops reading or `cap` bytes
+    /// have gone out (then it drops the connection). Returns the server and the count of bytes
+    /// it streamed.
+    pub fn flooding(
+        &self,
+        upstream: &str,
+        trigger: &str,
+        flood: Flood,
+        cap: u64,
+    ) -> (String, Arc<AtomicU64>) {
+        let up: SocketAddr = upstream.replace(',', ":").parse().unwrap();
+        let needle: Vec<u8> = trigger.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let sent = Arc::new(AtomicU64::new(0));
+        let flood = Arc::new(flood);
+        let addr = self.rt.block_on(async {
+            let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = l.local_addr().unwrap();
+            let sent = sent.clone();
+            tokio::spawn(async move {
+                while let Ok((client, _)) = l.accept().await {
+                    let (needle, sent, flood) = (needle.clone(), sent.clone(), flood.clone());
+                    tokio::spawn(async move {
+                        let server = TcpStream::connect(up).await.unwrap();
+                        flood_proxy(client, server, needle, &flood, cap, &sent).await;
+                    });
+                }
+            });
+            addr
+        });
+        (target(addr), sent)
+    }
+}
+
+async fn flood_proxy(
+    client: TcpStream,
+    server: TcpStream,
+    needle: Vec<u8>,
+    flood: &Flood,
+    cap: u64,
+    sent: &AtomicU64,
+) {
+    let (mut cr, mut cw) = client.into_split();
+    let (mut sr, mut sw) = server.into_split();
+    let seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s2 = seen.clone();
+    let up = tokio::spawn(async move {
+        let mut buf = vec![0u8; 65536];
+        let mut window: Vec<u8> = vec![];
+        loop {
+            let n = match cr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            window.extend_from_slice(&buf[..n]);
+            if window.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(&needle)) {
+                s2.store(true, Ordering::SeqCst);
+            }
+            if sw.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut buf = vec![0u8; 65536];
+    loop {
+        let n = match sr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if seen.load(Ordering::SeqCst) {
+            // The upstream's own answer is dropped: the flood replaces it.
+            break;
+        }
+        if cw.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    if seen.load(Ordering::SeqCst) {
+        // The metadata and rows, then rows again and again, a MiB at a time.
+        let mut rows = Vec::new();
+        while rows.len() < 1 << 20 {
+            rows.extend_from_slice(&flood.row);
+        }
+        let first = packets(&[&flood.head[..], &rows[..]].concat());
+        let again = packets(&rows);
+        let mut chunk = &first;
+        while sent.load(Ordering::SeqCst) < cap && cw.write_all(chunk).await.is_ok() {
+            sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+            chunk = &again;
+        }
+    }
+    up.abort();
+    let _ = cw.shutdown().await;
+}
+
+/// `tokens` in tabular-result packets of 4,096 bytes (the default packet size), none of them the
+/// last of its message.
+fn packets(tokens: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tokens.len() + tokens.len() / 4000 * 8 + 8);
+    for payload in tokens.chunks(4096 - 8) {
+        out.extend_from_slice(&[0x04, 0x00]);
+        out.extend_from_slice(&((payload.len() + 8) as u16).to_be_bytes());
+        out.extend_from_slice(&[0, 0, 1, 0]);
+        out.extend_from_slice(payload);
+    }
+    out
 }
 
 async fn proxy(client: TcpStream, server: TcpStream, needle: Vec<u8>, cuts: Arc<AtomicUsize>) {
