@@ -175,8 +175,21 @@ impl Plugin {
         store.epoch_deadline_trap();
         let result = self.pre.instantiate(&mut store).and_then(|guest| f(&guest, &mut store));
         let captured = store.data_mut().captured();
+        let elapsed = start.elapsed();
         match result {
-            Ok(r) => Ok((r, captured, start.elapsed())),
+            // Epochs stop wasm code, not a guest that sleeps in the host until just past its
+            // deadline and returns without running another check: what it returns that late is
+            // not trusted, whatever it is.
+            Ok(_) if elapsed > self.limits.timeout() => Err(self.error(
+                Kind::Timeout,
+                format!(
+                    "`{what}` timed out: it ran past the {} ms limit (it returned after {} ms)",
+                    self.limits.timeout_ms,
+                    elapsed.as_millis()
+                ),
+                captured,
+            )),
+            Ok(r) => Ok((r, captured, elapsed)),
             Err(e) => {
                 let (kind, message) = self.describe_failure(what, &e, store.data().limiter.hit, &captured);
                 Err(self.error(kind, message, captured))

@@ -1,5 +1,7 @@
 //! Per-call limits on a plugin: memory, wall time, fuel; and the store's resource limiter.
 
+use std::time::Duration;
+
 use wasmtime::ResourceLimiter;
 
 /// A plugin's linear memory, unless the pack says otherwise.
@@ -30,6 +32,13 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits { memory_bytes: DEFAULT_MEMORY_BYTES, timeout_ms: DEFAULT_TIMEOUT_MS, fuel: None }
+    }
+}
+
+impl Limits {
+    /// The wall time of a call.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
     }
 }
 

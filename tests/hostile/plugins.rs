@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,11 @@ use serde_json::Value;
 use spindle_plugin_host::PluginHost;
 use spindle_test_support::plugins::{repo_root, wasm};
 use tempfile::TempDir;
+
+/// The compiled-code cache the plugin tests share (each plugin compiles once per build).
+fn shared_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-cache")
+}
 
 fn example(name: &str) -> String {
     repo_root().join("examples").join(name).display().to_string()
@@ -76,6 +81,20 @@ fn spindle_within(args: &[&str], cache: &Path, limit: Duration) -> Output {
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+/// The message of the one plugin error of each host of a JSON report.
+fn host_errors(report: &Value) -> Vec<String> {
+    report["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let errors = h["errors"].as_array().unwrap();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            errors[0]["message"].as_str().unwrap().to_string()
+        })
+        .collect()
 }
 
 /// What the finding of the `ok` mode says; a component compiled from other code says otherwise.
@@ -199,4 +218,37 @@ fn item01_cache_entry_of_another_user_is_never_loaded() {
     give(&[tmp.path()], 0);
     fs::write(&entry, &planted).unwrap();
     assert_eq!(ok_message(&pack, &cache), PLANTED, "the control, after");
+}
+
+/// Item 8. A plugin that sleeps in one host call until past its deadline and returns without
+/// reaching an epoch check is stopped by nothing: what it returns that late is a timeout, not a
+/// silent pass. The sleep ends 20 ms after the deadline; the epoch ticker, which counts 10 ms
+/// ticks that each run a little long, is then still short of the deadline once the timeout is
+/// a few seconds (about 60 µs a tick: 60 ms behind at 10 s), so the guest returns unstopped.
+#[test]
+fn item08_sleep_past_deadline_is_a_timeout() {
+    let tmp = TempDir::new().unwrap();
+    let pack =
+        hostile_pack(tmp.path(), "timeout_ms = 10000\nconfig = { mode = \"sleep\", sleep_ms = 1000000 }");
+    let start = Instant::now();
+    let o = spindle_within(
+        &["check", &example("win2003-sector63"), "--pack", &pack, "--format", "json"],
+        &shared_cache(),
+        Duration::from_secs(120),
+    );
+    let took = start.elapsed();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a timeout is an incomplete run: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let errors = host_errors(&json(&o));
+    assert!(
+        errors[0].contains("plugin `hostile`")
+            && errors[0].contains("`check` timed out: it ran past the 10000 ms limit"),
+        "{errors:?}"
+    );
+    // Capped at the deadline, not the 1,000 s it asked for.
+    assert!(took < Duration::from_secs(60), "{took:?}");
 }
