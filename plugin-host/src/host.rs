@@ -140,6 +140,9 @@ impl PluginHost {
         limits: Limits,
     ) -> Result<Plugin, PluginError> {
         let err = |kind: Kind, message: String| PluginError::new(kind, name, pack, path, message);
+        if let Some((_, why)) = limits.over_cap() {
+            return Err(err(Kind::Host, why));
+        }
         if limits.fuel.is_some() && !self.fuel {
             return Err(err(Kind::Host, "a fuel limit needs a plugin host with fuel metering".into()));
         }

@@ -34,7 +34,9 @@ pub use call::Plugin;
 pub use capture::{LOG_LINE_MAX_BYTES, LOG_MAX_BYTES, LOG_MAX_LINES, PIPE_TAIL_BYTES};
 pub use error::{PluginError, PluginErrorKind};
 pub use host::PluginHost;
-pub use limits::{DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, Limits};
+pub use limits::{
+    DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, LimitField, Limits, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS,
+};
 pub use rules::{PluginRule, load as load_rules};
 pub use types::{
     Captured, CheckOutput, Finding, LogLevel, LogLine, NotEvaluated, PackInfo, ParamDefault, ParamKind,

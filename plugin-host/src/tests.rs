@@ -492,3 +492,24 @@ fn the_host_stops_its_ticker_when_dropped() {
         drop(host(dir.path()));
     }
 }
+
+#[test]
+fn pack_limits_have_caps() {
+    use crate::{LimitField, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS};
+    assert_eq!(Limits::default().over_cap(), None);
+    let at_caps = Limits { memory_bytes: MAX_MEMORY_BYTES, timeout_ms: MAX_TIMEOUT_MS, fuel: Some(MAX_FUEL) };
+    assert_eq!(at_caps.over_cap(), None);
+    let (field, why) = Limits { timeout_ms: i64::MAX as u64, ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::TimeoutMs);
+    assert_eq!(why, "`timeout_ms` = 9223372036854775807 is over spindle's cap of 60000 ms per plugin call");
+    let (field, _) = Limits { memory_bytes: MAX_MEMORY_BYTES + 1, ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::MemoryBytes);
+    let (field, _) = Limits { fuel: Some(MAX_FUEL + 1), ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::Fuel);
+    // And a host refuses them, whoever calls it.
+    let dir = tempfile::tempdir().unwrap();
+    let e = host(dir.path())
+        .load("x", "p", Path::new("x.wasm"), None, Limits { timeout_ms: u64::MAX, ..Limits::default() })
+        .unwrap_err();
+    assert!(e.message.contains("over spindle's cap"), "{e}");
+}

@@ -83,6 +83,12 @@ fn json(o: &Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
 }
 
+/// stderr with miette's frame and line wrapping undone.
+fn stderr_text(o: &Output) -> String {
+    let s = String::from_utf8_lossy(&o.stderr);
+    s.split_whitespace().filter(|w| !matches!(*w, "×" | "│" | "·")).collect::<Vec<_>>().join(" ")
+}
+
 /// The message of the one plugin error of each host of a JSON report.
 fn host_errors(report: &Value) -> Vec<String> {
     report["hosts"]
@@ -251,4 +257,51 @@ fn item08_sleep_past_deadline_is_a_timeout() {
     );
     // Capped at the deadline, not the 1,000 s it asked for.
     assert!(took < Duration::from_secs(60), "{took:?}");
+}
+
+/// Item 18. A pack's `timeout_ms`, `memory_bytes` and `fuel` have caps; over them is an error at
+/// the plugin's declaration in the pack, before anything runs (a `timeout_ms` of i64::MAX with a
+/// sleeping plugin hung the run).
+#[test]
+fn item18_pack_limits_over_their_caps_are_refused() {
+    for (extra, field, cap) in [
+        ("timeout_ms = 9223372036854775807", "timeout_ms", "60000 ms"),
+        ("memory_bytes = 4294967297", "memory_bytes", "4294967296 bytes"),
+        ("fuel = 1000000000001", "fuel", "1000000000000 units"),
+    ] {
+        let tmp = TempDir::new().unwrap();
+        let pack = hostile_pack(
+            tmp.path(),
+            &format!("{extra}\nconfig = {{ mode = \"sleep\", sleep_ms = 1000000000000 }}"),
+        );
+        let o = spindle_within(
+            &["check", &example("win2003-sector63"), "--pack", &pack],
+            &shared_cache(),
+            Duration::from_secs(60),
+        );
+        assert_eq!(o.status.code(), Some(2), "{field}: {}", String::from_utf8_lossy(&o.stderr));
+        let err = stderr_text(&o);
+        assert!(err.contains("pack.toml:2:"), "{field}: at the plugin's declaration: {err}");
+        assert!(
+            err.contains(&format!("plugin `hostile`: `{field}` ="))
+                && err.contains(&format!("over spindle's cap of {cap}")),
+            "{field}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{field}: no report");
+    }
+    // At the caps, a pack is fine (and the sleeping plugin is stopped at its deadline).
+    let tmp = TempDir::new().unwrap();
+    let pack = hostile_pack(
+        tmp.path(),
+        "timeout_ms = 500\nmemory_bytes = 4294967296\nconfig = { mode = \"sleep\", sleep_ms = 1000000000000 }",
+    );
+    let o = spindle_within(
+        &["check", &example("win2003-sector63"), "--pack", &pack],
+        &shared_cache(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stderr_text(&o).contains("timed out") || String::from_utf8_lossy(&o.stdout).contains("timed out")
+    );
 }
