@@ -61,11 +61,32 @@ pub(crate) fn truncate(s: &str, max: usize) -> &str {
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n' && c != '\t') || bidi {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
+        push_escaped(&mut out, c);
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if (c.is_control() && c != '\n' && c != '\t') || bidi {
+        out.push_str(&format!("\\u{{{:x}}}", c as u32));
+    } else {
+        out.push(c);
+    }
+}
+
+/// `s` escaped as [`escape`] does, in at most `max` bytes of escaped text; the rest is left out
+/// and counted, as `… (N more bytes)` of `s`. Only the part kept is looked at, so a plugin's
+/// 50 MB string costs what `max` bytes cost.
+pub(crate) fn escape_bounded(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max));
+    for (i, c) in s.char_indices() {
+        let before = out.len();
+        push_escaped(&mut out, c);
+        if out.len() > max {
+            out.truncate(before);
+            out.push_str(&format!("… ({} more bytes)", s.len() - i));
+            break;
         }
     }
     out

@@ -42,7 +42,10 @@ pub use types::{
     Captured, CheckOutput, Finding, LogLevel, LogLine, NotEvaluated, PackInfo, ParamDefault, ParamKind,
     ParamSpec, RuleMeta, Severity,
 };
-pub use validate::{FACTS_SCHEMA_VERSIONS, MAX_FINDINGS, MAX_OUTPUT_TEXT, is_code, is_kebab};
+pub use validate::{
+    FACTS_SCHEMA_VERSIONS, MAX_ENTITY_BYTES, MAX_FIELD_BYTES, MAX_FIELD_SEGMENTS, MAX_FINDINGS,
+    MAX_OUTPUT_TEXT, MAX_QUOTED_BYTES, MAX_TEXT_BYTES, is_code, is_kebab,
+};
 pub use wasm_file::MAX_WASM_BYTES;
 
 /// The WIT package of the plugin contract.

@@ -494,6 +494,109 @@ fn the_host_stops_its_ticker_when_dropped() {
 }
 
 #[test]
+fn escape_bounded_cuts_and_counts() {
+    use crate::capture::escape_bounded;
+    assert_eq!(escape_bounded("short", 10), "short");
+    assert_eq!(escape_bounded("0123456789abc", 10), "0123456789… (3 more bytes)");
+    // Escapes count as what they print; a character is never split.
+    assert_eq!(escape_bounded("ab\u{1b}cd", 5), "ab… (3 more bytes)");
+    assert_eq!(escape_bounded("éééé", 5), "éé… (4 more bytes)");
+    let big = "x".repeat(50_000_000);
+    let start = std::time::Instant::now();
+    let cut = escape_bounded(&big, validate::MAX_TEXT_BYTES);
+    assert!(cut.len() < validate::MAX_TEXT_BYTES + 40, "{}", cut.len());
+    assert!(
+        cut.ends_with(&format!("… ({} more bytes)", 50_000_000 - validate::MAX_TEXT_BYTES)),
+        "{}",
+        &cut[4000..]
+    );
+    assert!(start.elapsed() < std::time::Duration::from_millis(500), "only the kept part is read");
+}
+
+#[test]
+fn a_huge_version_is_quoted_cut() {
+    let e = validate::info(wit::PackInfo {
+        id: "acme".into(),
+        version: "9".repeat(50_000_000),
+        facts_schema_version: spindle_core::facts::SCHEMA_VERSION,
+    })
+    .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+    assert!(e.contains("is not a short one-line version") && e.contains("more bytes)"), "{e}");
+    let e = validate::info(wit::PackInfo {
+        id: "Acme".repeat(10_000_000),
+        version: "1.0".into(),
+        facts_schema_version: spindle_core::facts::SCHEMA_VERSION,
+    })
+    .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+}
+
+#[test]
+fn huge_rules_are_refused_and_quoted_cut() {
+    let mut r = rule("NAM001", "x");
+    r.params = vec![param("p", "choice", &[], "1")];
+    r.params[0].doc = "d".repeat(validate::MAX_OUTPUT_TEXT + 1);
+    let e = validate::rules(vec![r]).unwrap_err();
+    assert!(e.contains("MiB of text, more than 16 MiB"), "{e}");
+    let e = validate::rules(vec![rule(&"Z".repeat(1_000_000), "x")]).unwrap_err();
+    assert!(e.len() < 600 && e.contains("more bytes)"), "{} bytes: {}", e.len(), &e[..200]);
+    // A long parameter doc is kept, cut.
+    let mut r = rule("NAM001", "x");
+    r.params = vec![param("p", "count", &[], "1")];
+    r.params[0].doc = "d".repeat(100_000);
+    let rules = validate::rules(vec![r]).unwrap();
+    assert!(rules[0].params[0].doc.len() < validate::MAX_TEXT_BYTES + 40);
+}
+
+#[test]
+fn output_text_is_cut_and_pointers_are_bounded() {
+    let declared = validate::rules(vec![rule("NAM001", "a")]).unwrap();
+    let enabled = vec!["NAM001".to_string()];
+    let out = |findings, not_evaluated| wit::CheckOutput { findings, not_evaluated };
+    let mut f = finding("NAM001", "h");
+    f.message = "m".repeat(1_000_000);
+    f.fix = Some("f".repeat(1_000_000));
+    f.field = Some("io/io_stall_read_ms".into());
+    let (kept, _) = validate::output(out(vec![f], vec![]), &declared, &enabled).unwrap();
+    assert!(kept[0].message.len() < validate::MAX_TEXT_BYTES + 40, "{}", kept[0].message.len());
+    assert!(kept[0].message.ends_with(&format!("({} more bytes)", 1_000_000 - validate::MAX_TEXT_BYTES)));
+    assert!(kept[0].fix.as_ref().unwrap().len() < validate::MAX_TEXT_BYTES + 40);
+    assert_eq!(kept[0].field.as_deref(), Some("io/io_stall_read_ms"), "a pointer is kept whole");
+
+    let with_field = |field: String| {
+        let mut f = finding("NAM001", "h");
+        f.field = Some(field);
+        validate::output(out(vec![f], vec![]), &declared, &enabled)
+    };
+    let segments = vec!["x"; validate::MAX_FIELD_SEGMENTS].join("/");
+    assert!(with_field(segments.clone()).is_ok(), "{} segments are fine", validate::MAX_FIELD_SEGMENTS);
+    let e = with_field(format!("{segments}/x")).unwrap_err();
+    assert!(e.contains("has a `field` 257 segments long, more than 256"), "{e}");
+    let e = with_field(vec!["x"; 200_000].join("/")).unwrap_err();
+    assert!(e.contains("bytes long, more than 4096") && e.len() < 400, "{e}");
+
+    let ne = |entity: Option<String>, missing: String| wit::NotEvaluated {
+        code: "NAM001".into(),
+        entity,
+        missing,
+        reason: Some("r".repeat(100_000)),
+    };
+    let (_, kept) =
+        validate::output(out(vec![], vec![ne(None, "offset_bytes".into())]), &declared, &enabled).unwrap();
+    assert!(kept[0].reason.as_ref().unwrap().len() < validate::MAX_TEXT_BYTES + 40);
+    let e = validate::output(out(vec![], vec![ne(None, "/0".repeat(300))]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("has a `missing` 300 segments long"), "{e}");
+    let e = validate::output(out(vec![], vec![ne(Some("h".repeat(5000)), "x".into())]), &declared, &enabled)
+        .unwrap_err();
+    assert!(e.contains("over-long entity"), "{e}");
+    // An undeclared code is quoted cut.
+    let e = validate::output(out(vec![finding(&"Z".repeat(1_000_000), "h")], vec![]), &declared, &enabled)
+        .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+}
+
+#[test]
 fn pack_limits_have_caps() {
     use crate::{LimitField, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS};
     assert_eq!(Limits::default().over_cap(), None);

@@ -259,6 +259,65 @@ fn item08_sleep_past_deadline_is_a_timeout() {
     assert!(took < Duration::from_secs(60), "{took:?}");
 }
 
+/// Item 11. A finding whose `field` is a pointer of 200,000 segments is refused by the host as
+/// soon as the call returns, naming the plugin, instead of costing the report quadratic time
+/// to locate (83 s).
+#[test]
+fn item11_a_pointer_of_200k_segments_is_refused_at_once() {
+    let tmp = TempDir::new().unwrap();
+    let pack = hostile_pack(tmp.path(), "config = { mode = \"long-field\", field_segments = 200000 }");
+    let start = Instant::now();
+    let o = spindle_within(
+        &["check", &example("win2003-sector63"), "--pack", &pack, "--format", "json"],
+        &shared_cache(),
+        Duration::from_secs(60),
+    );
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = json(&o);
+    let errors = host_errors(&r);
+    assert!(
+        errors[0].contains("plugin `hostile`")
+            && errors[0].contains("its output breaks the plugin contract")
+            && errors[0].contains("has a `field` 399999 bytes long, more than 4096"),
+        "{errors:?}"
+    );
+    assert!(errors[0].len() < 2000, "the pointer is not quoted: {} bytes", errors[0].len());
+    assert!(r["hosts"][0]["findings"].as_array().unwrap().is_empty());
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+/// Item 12. A plugin's check-error of 50 MB is reported for every host, so it is cut to a
+/// bound (with how much was cut) rather than quoted whole three times.
+#[test]
+fn item12_a_50mb_check_error_is_cut_for_every_host() {
+    let tmp = TempDir::new().unwrap();
+    let pack = hostile_pack(
+        tmp.path(),
+        "memory_bytes = 536870912\ntimeout_ms = 30000\nconfig = { mode = \"big-error\", error_bytes = 50000000 }",
+    );
+    let hosts = ["win2003-sector63", "win2003-aligned", "linux-xfs-md"].map(example);
+    let mut args = vec!["check"];
+    args.extend(hosts.iter().map(String::as_str));
+    args.extend(["--pack", &pack, "--format", "json"]);
+    let o = spindle_within(&args, &shared_cache(), Duration::from_secs(300));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr[..o.stderr.len().min(4000)])
+    );
+    assert!(o.stdout.len() < 1 << 20, "a report of {} bytes", o.stdout.len());
+    assert!(o.stderr.len() < 1 << 20, "{} bytes on stderr", o.stderr.len());
+    let errors = host_errors(&json(&o));
+    assert_eq!(errors.len(), 3);
+    for e in &errors {
+        assert!(e.contains("plugin `hostile`") && e.contains("does not accept its configuration"), "{e}");
+        assert!(e.len() < 8192, "{} bytes", e.len());
+        assert!(e.contains("EEEE… (") && e.contains(" more bytes)"), "{}", &e[e.len().saturating_sub(300)..]);
+    }
+}
+
 /// Item 18. A pack's `timeout_ms`, `memory_bytes` and `fuel` have caps; over them is an error at
 /// the plugin's declaration in the pack, before anything runs (a `timeout_ms` of i64::MAX with a
 /// sleeping plugin hung the run).
