@@ -472,7 +472,7 @@ pub(crate) fn entry_bytes(key: &str, wasm_sha256: &[u8; 32], payload: &[u8], mac
     v
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 pub(crate) fn key_file(dir: &Path) -> PathBuf {
     dir.join(KEY_FILE)
 }
