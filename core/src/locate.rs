@@ -72,8 +72,8 @@ fn locate_in(mut s: Scanner<'_>, pointer: &str) -> Option<Span> {
     Some(Span { key, value })
 }
 
-/// How deep [`containers`] records objects and arrays.
-const MAX_INDEXED_DEPTH: usize = 6;
+/// How deep [`containers`] records objects and arrays: no pointer it records has more tokens.
+pub(crate) const MAX_INDEXED_DEPTH: usize = 6;
 
 /// The JSON pointer and start of every object and array in `text` down to the depth of the
 /// snapshot's entities, in one pass: what a report

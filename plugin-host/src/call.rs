@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use wasmtime::{Store, Trap};
 
 use crate::bindings::{Plugin as Guest, PluginPre, types as wit};
-use crate::capture::escape;
+use crate::capture::escape_bounded;
 use crate::error::{PluginError, PluginErrorKind as Kind};
 use crate::host::EPOCH_TICK;
 use crate::limits::{LimitHit, Limits};
 use crate::state::State;
 use crate::types::{Captured, CheckOutput, PackInfo, RuleMeta};
-use crate::validate;
+use crate::validate::{self, MAX_TEXT_BYTES, text};
 
 /// A plugin ready to check hosts. Cheap to call from several threads at once: every call gets
 /// its own store and instance (an instance that trapped is never reused).
@@ -137,12 +137,13 @@ impl Plugin {
         let output = match result {
             Ok(output) => output,
             Err(e) => {
+                // The error goes into the report of every host: cut, not quoted whole.
                 let message = match e {
-                    wit::CheckError::BadFacts(m) => format!("it could not read the facts: {}", escape(&m)),
+                    wit::CheckError::BadFacts(m) => format!("it could not read the facts: {}", text(&m)),
                     wit::CheckError::BadConfig(m) => {
-                        format!("it does not accept its configuration: {}", escape(&m))
+                        format!("it does not accept its configuration: {}", text(&m))
                     }
-                    wit::CheckError::Failed(m) => format!("its check failed: {}", escape(&m)),
+                    wit::CheckError::Failed(m) => format!("its check failed: {}", text(&m)),
                 };
                 return Err(self.error(Kind::CheckError, message, captured));
             }
@@ -175,8 +176,21 @@ impl Plugin {
         store.epoch_deadline_trap();
         let result = self.pre.instantiate(&mut store).and_then(|guest| f(&guest, &mut store));
         let captured = store.data_mut().captured();
+        let elapsed = start.elapsed();
         match result {
-            Ok(r) => Ok((r, captured, start.elapsed())),
+            // Epochs stop wasm code, not a guest that sleeps in the host until just past its
+            // deadline and returns without running another check: what it returns that late is
+            // not trusted, whatever it is.
+            Ok(_) if elapsed > self.limits.timeout() => Err(self.error(
+                Kind::Timeout,
+                format!(
+                    "`{what}` timed out: it ran past the {} ms limit (it returned after {} ms)",
+                    self.limits.timeout_ms,
+                    elapsed.as_millis()
+                ),
+                captured,
+            )),
+            Ok(r) => Ok((r, captured, elapsed)),
             Err(e) => {
                 let (kind, message) = self.describe_failure(what, &e, store.data().limiter.hit, &captured);
                 Err(self.error(kind, message, captured))
@@ -264,5 +278,6 @@ pub(crate) fn error_text(e: &wasmtime::Error) -> String {
             parts.push(first);
         }
     }
-    escape(&parts.join(": "))
+    // Some causes quote the guest (a trap's message, an exit code's context).
+    escape_bounded(&parts.join(": "), MAX_TEXT_BYTES)
 }

@@ -63,6 +63,24 @@ pub(crate) fn escape(s: &str) -> String {
     spindle_core::untrusted::escape_keeping_lines(s).into_owned()
 }
 
+/// `s` escaped as [`escape`] does, in at most `max` bytes of escaped text; the rest is left out
+/// and counted, as `… (N more bytes)` of `s`. Only the part kept is looked at, so a plugin's
+/// 50 MB string costs what `max` bytes cost.
+pub(crate) fn escape_bounded(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max));
+    let mut buf = [0u8; 4];
+    for (i, c) in s.char_indices() {
+        let before = out.len();
+        out.push_str(&spindle_core::untrusted::escape_keeping_lines(c.encode_utf8(&mut buf)));
+        if out.len() > max {
+            out.truncate(before);
+            out.push_str(&format!("… ({} more bytes)", s.len() - i));
+            break;
+        }
+    }
+    out
+}
+
 /// A stdout or stderr that keeps the last [`PIPE_TAIL_BYTES`] bytes written and counts the rest.
 /// Unlike wasmtime-wasi's `MemoryOutputPipe`, a full pipe does not trap the guest: a plugin that
 /// writes a lot and then panics still shows its panic message.

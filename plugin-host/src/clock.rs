@@ -4,7 +4,10 @@
 //! in the host (`monotonic-clock.subscribe-*`, then `poll`): `std::thread::sleep(1 hour)` would
 //! hold spindle for an hour. The host therefore replaces the two subscribe functions with ones
 //! whose pollable is ready at the requested time or shortly after the call's deadline, whichever
-//! comes first; back in wasm past its deadline, the guest is stopped by the epoch check.
+//! comes first; back in wasm past its deadline, the guest is stopped by the epoch check. A guest
+//! that returns from the sleep without reaching an epoch check (none on the way out, or the
+//! ticker late on a busy machine) is still past its deadline when the call ends, and `call`
+//! reports that as a timeout whatever the guest returned.
 
 use std::time::{Duration, Instant};
 

@@ -140,6 +140,9 @@ impl PluginHost {
         limits: Limits,
     ) -> Result<Plugin, PluginError> {
         let err = |kind: Kind, message: String| PluginError::new(kind, name, pack, path, message);
+        if let Some((_, why)) = limits.over_cap() {
+            return Err(err(Kind::Host, why));
+        }
         if limits.fuel.is_some() && !self.fuel {
             return Err(err(Kind::Host, "a fuel limit needs a plugin host with fuel metering".into()));
         }
@@ -183,7 +186,7 @@ impl PluginHost {
     /// The compiled component, from the cache or compiled now (and cached).
     fn compile(&self, bytes: &[u8], digest: &[u8; 32]) -> Result<(Component, bool), String> {
         let key = cache::key(digest, &self.fingerprint);
-        if let Some(c) = self.cache.load(&self.engine, &key) {
+        if let Some(c) = self.cache.load(&self.engine, &key, digest) {
             return Ok((c, true));
         }
         let component = Component::from_binary(&self.engine, bytes)
@@ -191,9 +194,22 @@ impl PluginHost {
         self.compiled.fetch_add(1, Ordering::Relaxed);
         if let Ok(serialized) = component.serialize() {
             // Best effort: a cache that cannot be written only costs the next run a compile.
-            let _ = self.cache.store(&key, &serialized);
+            let _ = self.cache.store(&key, digest, &serialized);
         }
         Ok((component, false))
+    }
+
+    /// For tests of the cache's defences only: compiles `wasm` and caches it as the code of the
+    /// plugin file whose sha256 is `claimed`, signed with the key of this host's cache directory
+    /// (made if need be): the entry a user who owns that directory could plant. Returns the
+    /// entry's path.
+    #[doc(hidden)]
+    pub fn plant_cache_entry(&self, claimed: &[u8; 32], wasm: &[u8]) -> Result<PathBuf, String> {
+        let key = cache::key(claimed, &self.fingerprint);
+        let component = Component::from_binary(&self.engine, wasm).map_err(|e| error_text(&e))?;
+        let serialized = component.serialize().map_err(|e| error_text(&e))?;
+        self.cache.store(&key, claimed, &serialized).map_err(|e| e.to_string())?;
+        self.cache.entry_path(&key).ok_or_else(|| "this host has no cache directory".to_string())
     }
 }
 

@@ -34,13 +34,18 @@ pub use call::Plugin;
 pub use capture::{LOG_LINE_MAX_BYTES, LOG_MAX_BYTES, LOG_MAX_LINES, PIPE_TAIL_BYTES};
 pub use error::{PluginError, PluginErrorKind};
 pub use host::PluginHost;
-pub use limits::{DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, Limits};
+pub use limits::{
+    DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, LimitField, Limits, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS,
+};
 pub use rules::{PluginRule, load as load_rules};
 pub use types::{
     Captured, CheckOutput, Finding, LogLevel, LogLine, NotEvaluated, PackInfo, ParamDefault, ParamKind,
     ParamSpec, RuleMeta, Severity,
 };
-pub use validate::{FACTS_SCHEMA_VERSIONS, MAX_FINDINGS, MAX_OUTPUT_TEXT, is_code, is_kebab};
+pub use validate::{
+    FACTS_SCHEMA_VERSIONS, MAX_ENTITY_BYTES, MAX_FIELD_BYTES, MAX_FIELD_SEGMENTS, MAX_FINDINGS,
+    MAX_OUTPUT_TEXT, MAX_QUOTED_BYTES, MAX_TEXT_BYTES, is_code, is_kebab,
+};
 pub use wasm_file::MAX_WASM_BYTES;
 
 /// The WIT package of the plugin contract.

@@ -1,4 +1,7 @@
-//! Per-call limits on a plugin: memory, wall time, fuel; and the store's resource limiter.
+//! Per-call limits on a plugin: memory, wall time, fuel, each with a cap; and the store's
+//! resource limiter.
+
+use std::time::Duration;
 
 use wasmtime::ResourceLimiter;
 
@@ -6,6 +9,16 @@ use wasmtime::ResourceLimiter;
 pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 20;
 /// A plugin call's wall time, instantiation included, unless the pack says otherwise.
 pub const DEFAULT_TIMEOUT_MS: u64 = 2000;
+
+/// The longest wall time a pack may give a call: a plugin checks one host's facts, which takes
+/// milliseconds; a minute is room for a slow machine, and anything longer is a hang in a nightly
+/// run (or a fleet's: one call per host).
+pub const MAX_TIMEOUT_MS: u64 = 60_000;
+/// The most memory a pack may give a plugin: 4 GiB, all a 32-bit wasm memory can address.
+pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
+/// The most fuel a pack may give a call: about 10^12 wasm instructions, several times what a
+/// call can execute within [`MAX_TIMEOUT_MS`], so the cap never binds before the timeout does.
+pub const MAX_FUEL: u64 = 1_000_000_000_000;
 
 /// Elements of one table; Rust guests' tables hold a few thousand function pointers.
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
@@ -30,6 +43,51 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits { memory_bytes: DEFAULT_MEMORY_BYTES, timeout_ms: DEFAULT_TIMEOUT_MS, fuel: None }
+    }
+}
+
+/// One of the [`Limits`], named as a pack names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitField {
+    MemoryBytes,
+    TimeoutMs,
+    Fuel,
+}
+
+impl LimitField {
+    /// The pack's key (`timeout_ms`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitField::MemoryBytes => "memory_bytes",
+            LimitField::TimeoutMs => "timeout_ms",
+            LimitField::Fuel => "fuel",
+        }
+    }
+}
+
+impl Limits {
+    /// The wall time of a call.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    /// The first limit over its cap ([`MAX_MEMORY_BYTES`], [`MAX_TIMEOUT_MS`], [`MAX_FUEL`]),
+    /// with a sentence saying so.
+    pub fn over_cap(&self) -> Option<(LimitField, String)> {
+        let over = |field: LimitField, value: u64, cap: u64, unit: &str| {
+            (value > cap).then(|| {
+                (
+                    field,
+                    format!(
+                        "`{}` = {value} is over spindle's cap of {cap}{unit} per plugin call",
+                        field.as_str()
+                    ),
+                )
+            })
+        };
+        over(LimitField::TimeoutMs, self.timeout_ms, MAX_TIMEOUT_MS, " ms")
+            .or_else(|| over(LimitField::MemoryBytes, self.memory_bytes, MAX_MEMORY_BYTES, " bytes (4 GiB)"))
+            .or_else(|| self.fuel.and_then(|f| over(LimitField::Fuel, f, MAX_FUEL, " units")))
     }
 }
 

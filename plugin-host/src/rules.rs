@@ -55,6 +55,11 @@ pub fn load(host: &PluginHost, decls: &[PluginDecl]) -> Result<Vec<PluginRule>, 
             timeout_ms: decl.timeout_ms.unwrap_or(defaults.timeout_ms),
             fuel: decl.fuel,
         };
+        // Caught here rather than where packs are read (spindle-core) because the caps are the
+        // sandbox's. The pack gives no position for these keys: the declaration's name stands in.
+        if let Some((_, why)) = limits.over_cap() {
+            return Err(decl.error(decl.name_span.clone(), format!("plugin `{}`: {why}", decl.name)));
+        }
         let loaded = host.load(
             &decl.name,
             &decl.pack.path,

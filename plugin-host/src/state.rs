@@ -1,8 +1,6 @@
 //! The data of one call's `Store`: a WASI context that grants nothing, the limiter, the captured
 //! output.
 
-use std::time::Duration;
-
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -30,7 +28,7 @@ impl State {
     pub fn new(limits: &Limits) -> Self {
         let stdout = TailPipe::new(PIPE_TAIL_BYTES);
         let stderr = TailPipe::new(PIPE_TAIL_BYTES);
-        let clock = CallClock::new(Duration::from_millis(limits.timeout_ms));
+        let clock = CallClock::new(limits.timeout());
         // A fresh builder inherits nothing: no preopened directories, no environment, no
         // arguments, stdin empty. Sockets are refused (the builder's address check already
         // refuses every address; the switches say it again).

@@ -137,17 +137,45 @@ fn the_cache_key_depends_on_the_wasm_and_the_engine() {
     assert_ne!(cache::engine_fingerprint(&e1), cache::engine_fingerprint(&e3));
 }
 
+/// The wasm sha256 the cache tests file their entries under.
+const WASM: [u8; 32] = [7; 32];
+
 #[test]
-fn a_cache_entry_is_read_back_only_when_whole_and_under_its_key() {
+fn a_cache_entry_is_read_back_only_when_whole_under_its_key_and_signed() {
     let payload = b"compiled code".to_vec();
-    let entry = cache::entry_bytes("k1", &payload);
-    assert_eq!(cache::payload(&entry, "k1"), Some(&payload[..]));
-    assert_eq!(cache::payload(&entry, "k2"), None, "another key");
-    assert_eq!(cache::payload(&entry[..entry.len() - 1], "k1"), None, "truncated");
+    let mac = [9u8; 32];
+    let entry = cache::entry_bytes("k1", &WASM, &payload, &mac);
+    assert_eq!(cache::payload(&entry, "k1", &WASM, &mac), Some(&payload[..]));
+    assert_eq!(cache::payload(&entry, "k2", &WASM, &mac), None, "another key");
+    assert_eq!(cache::payload(&entry, "k1", &[8; 32], &mac), None, "compiled from other wasm");
+    assert_eq!(cache::payload(&entry, "k1", &WASM, &[10; 32]), None, "signed with another user's key");
+    assert_eq!(cache::payload(&entry[..entry.len() - 1], "k1", &WASM, &mac), None, "truncated");
     let mut flipped = entry.clone();
     *flipped.last_mut().unwrap() ^= 1;
-    assert_eq!(cache::payload(&flipped, "k1"), None, "corrupt");
-    assert_eq!(cache::payload(b"short", "k1"), None);
+    assert_eq!(cache::payload(&flipped, "k1", &WASM, &mac), None, "corrupt");
+    assert_eq!(cache::payload(b"short", "k1", &WASM, &mac), None);
+    // A forger who knows the layout but not the key: every field right, the HMAC guessed.
+    let mut forged = entry.clone();
+    forged[16 + 32 + 32 + 8 + 32] ^= 1;
+    assert_eq!(cache::payload(&forged, "k1", &WASM, &mac), None, "forged");
+}
+
+#[test]
+fn the_cache_hmac_is_rfc_4231s() {
+    // RFC 4231, test cases 1, 2 and 6 (a key longer than the block).
+    let hex = |b: [u8; 32]| cache::hex(&b);
+    assert_eq!(
+        hex(cache::hmac_sha256(&[0x0b; 20], b"Hi There")),
+        "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+    );
+    assert_eq!(
+        hex(cache::hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
+    assert_eq!(
+        hex(cache::hmac_sha256(&[0xaa; 131], b"Test Using Larger Than Block-Size Key - Hash Key First")),
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+    );
 }
 
 #[test]
@@ -156,18 +184,29 @@ fn a_bad_cache_entry_is_deleted_not_trusted() {
     let cache = CodeCache::new(Some(dir.path().to_path_buf()));
     let engine = wasmtime::Engine::default();
     // A sound header around a payload wasmtime refuses: deleted.
-    cache.store("k", b"not wasmtime's code").unwrap();
+    cache.store("k", &WASM, b"not wasmtime's code").unwrap();
     let path = cache.entry_path("k").unwrap();
     assert!(path.exists());
-    assert!(cache.load(&engine, "k").is_none());
+    assert!(cache.load(&engine, "k", &WASM).is_none());
     assert!(!path.exists());
     // Garbage under the key: deleted.
     std::fs::write(&path, b"garbage").unwrap();
-    assert!(cache.load(&engine, "k").is_none());
+    assert!(cache.load(&engine, "k", &WASM).is_none());
     assert!(!path.exists());
     // No temporary files left behind.
     let left: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// An entry of the empty component, stored under `k` for [`WASM`].
+fn stored_entry(dir: &Path) -> (CodeCache, wasmtime::Engine, std::path::PathBuf) {
+    let engine = wasmtime::Engine::default();
+    let component = wasmtime::component::Component::from_binary(&engine, EMPTY_COMPONENT).unwrap();
+    let cache = CodeCache::new(Some(dir.to_path_buf()));
+    cache.store("k", &WASM, &component.serialize().unwrap()).unwrap();
+    assert!(cache.load(&engine, "k", &WASM).is_some(), "a sound entry loads");
+    let entry = cache.entry_path("k").unwrap();
+    (cache, engine, entry)
 }
 
 #[cfg(unix)]
@@ -175,34 +214,116 @@ fn a_bad_cache_entry_is_deleted_not_trusted() {
 fn a_cache_others_can_write_is_not_used() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let engine = wasmtime::Engine::default();
-    let component = wasmtime::component::Component::from_binary(&engine, EMPTY_COMPONENT).unwrap();
-    let cache = CodeCache::new(Some(dir.path().to_path_buf()));
-    cache.store("k", &component.serialize().unwrap()).unwrap();
-    let entry = cache.entry_path("k").unwrap();
+    let (cache, engine, entry) = stored_entry(dir.path());
     assert_eq!(std::fs::metadata(entry.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
     std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o666)).unwrap();
-    assert!(cache.load(&engine, "k").is_none());
+    assert!(cache.load(&engine, "k", &WASM).is_none());
     assert!(entry.exists(), "left alone, not trusted");
     std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o600)).unwrap();
-    assert!(cache.load(&engine, "k").is_some());
-    std::fs::set_permissions(entry.parent().unwrap(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    assert!(cache.load(&engine, "k").is_none());
+    assert!(cache.load(&engine, "k", &WASM).is_some());
+    // Any directory on the way, not only the entry's.
+    for d in [entry.parent().unwrap(), dir.path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(cache.load(&engine, "k", &WASM).is_none(), "{}", d.display());
+        assert!(entry.exists(), "left alone, not trusted");
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(cache.load(&engine, "k", &WASM).is_some());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cache_key_others_can_read_or_that_is_missing_spoils_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, engine, entry) = stored_entry(dir.path());
+    let key = cache::key_file(dir.path());
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600, "made private");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(cache.load(&engine, "k", &WASM).is_none(), "a key others can read is no secret");
+    assert!(cache.store("k", &WASM, b"x").is_err(), "nor is it used to sign");
+    // A lost key: the entries it signed are compiled again, under a new key.
+    std::fs::remove_file(&key).unwrap();
+    let (_, _, again) = stored_entry(dir.path());
+    assert_eq!(again, entry);
+    assert!(key.exists());
+    // A symlink in place of the key (to a key someone else knows) is not followed.
+    std::fs::rename(&key, dir.path().join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("elsewhere"), &key).unwrap();
+    assert!(cache.load(&engine, "k", &WASM).is_none());
+}
+
+#[test]
+fn the_cache_trusts_only_what_the_user_or_root_owns() {
+    use cache::{Owned, trust_dir, trust_entry, trust_key_file};
+    let me = 1000;
+    let o = |uid, mode| Owned { uid, mode, euid: me };
+    // Directories: the user's or root's, written by no one else, but for root's sticky /tmp.
+    assert!(trust_dir(o(me, 0o40700)).is_ok());
+    assert!(trust_dir(o(0, 0o40755)).is_ok());
+    assert!(trust_dir(o(0, 0o41777)).is_ok(), "/tmp");
+    assert!(trust_dir(o(65534, 0o40755)).unwrap_err().contains("owned by uid 65534"));
+    assert!(trust_dir(o(me, 0o40775)).unwrap_err().contains("writable by group or others"));
+    assert!(trust_dir(o(me, 0o41777)).is_err(), "sticky, but its owner can still swap entries");
+    assert!(trust_dir(o(65534, 0o41777)).is_err());
+    // Entries: the same owners, writable by no one else.
+    assert!(trust_entry(o(me, 0o100644)).is_ok());
+    assert!(trust_entry(o(0, 0o100600)).is_ok());
+    assert!(trust_entry(o(65534, 0o100644)).unwrap_err().contains("owned by uid 65534"));
+    assert!(trust_entry(o(me, 0o100620)).is_err());
+    // The key: a secret, readable by its owner alone.
+    assert!(trust_key_file(o(me, 0o100600)).is_ok());
+    assert!(trust_key_file(o(me, 0o100640)).is_err());
+    assert!(trust_key_file(o(65534, 0o100600)).is_err());
+    // Root's own cache: root's files only.
+    let r = |uid, mode| Owned { uid, mode, euid: 0 };
+    assert!(trust_entry(r(0, 0o100644)).is_ok());
+    assert!(trust_entry(r(65534, 0o100644)).is_err());
+    assert!(trust_dir(r(65534, 0o40755)).is_err());
+}
+
+/// As root, with another user's files: what only root can set up. (Without root the rules are
+/// tested above on their own, and the end-to-end test tests/hostile says it needs root.)
+#[cfg(unix)]
+#[test]
+fn the_cache_ignores_another_users_entries_directories_and_key() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to give files to another user (uid 65534)");
+        return;
+    }
+    let nobody = Some(65534);
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, engine, entry) = stored_entry(dir.path());
+    let key = cache::key_file(dir.path());
+    for (what, path) in
+        [("the entry", &entry), ("its directory", &entry.parent().unwrap().to_path_buf()), ("the key", &key)]
+    {
+        std::os::unix::fs::chown(path, nobody, nobody).unwrap();
+        assert!(cache.load(&engine, "k", &WASM).is_none(), "{what} owned by another user");
+        assert!(entry.exists(), "{what}: nothing of another user's is touched");
+        std::os::unix::fs::chown(path, Some(0), Some(0)).unwrap();
+        assert!(cache.load(&engine, "k", &WASM).is_some(), "{what} given back to root");
+    }
+    // A cache directory below one another user owns: they could swap the whole tree.
+    let theirs = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(theirs.path(), nobody, nobody).unwrap();
+    let below = theirs.path().join("cache");
+    std::fs::create_dir(&below).unwrap();
+    let cache = CodeCache::new(Some(below));
+    assert!(cache.store("k", &WASM, b"code").is_err(), "nothing is written there");
+    assert!(cache.load(&engine, "k", &WASM).is_none());
 }
 
 #[test]
 fn a_real_component_round_trips_through_the_cache() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = wasmtime::Engine::default();
-    let component = wasmtime::component::Component::from_binary(&engine, EMPTY_COMPONENT).unwrap();
-    let cache = CodeCache::new(Some(dir.path().to_path_buf()));
-    cache.store("k", &component.serialize().unwrap()).unwrap();
-    assert!(cache.load(&engine, "k").is_some());
+    let (cache, _, entry) = stored_entry(dir.path());
     // Another engine configuration refuses the entry (wasmtime's own check): deleted.
     let mut c = wasmtime::Config::new();
     c.consume_fuel(true);
-    assert!(cache.load(&wasmtime::Engine::new(&c).unwrap(), "k").is_none());
-    assert!(!cache.entry_path("k").unwrap().exists());
+    assert!(cache.load(&wasmtime::Engine::new(&c).unwrap(), "k", &WASM).is_none());
+    assert!(!entry.exists());
 }
 
 #[test]
@@ -379,4 +500,128 @@ fn the_host_stops_its_ticker_when_dropped() {
     for _ in 0..3 {
         drop(host(dir.path()));
     }
+}
+
+#[test]
+fn escape_bounded_cuts_and_counts() {
+    use crate::capture::escape_bounded;
+    assert_eq!(escape_bounded("short", 10), "short");
+    assert_eq!(escape_bounded("0123456789abc", 10), "0123456789… (3 more bytes)");
+    // Escapes count as what they print; a character is never split.
+    assert_eq!(escape_bounded("ab\u{1b}cd", 5), "ab… (3 more bytes)");
+    assert_eq!(escape_bounded("éééé", 5), "éé… (4 more bytes)");
+    let big = "x".repeat(50_000_000);
+    let start = std::time::Instant::now();
+    let cut = escape_bounded(&big, validate::MAX_TEXT_BYTES);
+    assert!(cut.len() < validate::MAX_TEXT_BYTES + 40, "{}", cut.len());
+    assert!(
+        cut.ends_with(&format!("… ({} more bytes)", 50_000_000 - validate::MAX_TEXT_BYTES)),
+        "{}",
+        &cut[4000..]
+    );
+    assert!(start.elapsed() < std::time::Duration::from_millis(500), "only the kept part is read");
+}
+
+#[test]
+fn a_huge_version_is_quoted_cut() {
+    let e = validate::info(wit::PackInfo {
+        id: "acme".into(),
+        version: "9".repeat(50_000_000),
+        facts_schema_version: spindle_core::facts::SCHEMA_VERSION,
+    })
+    .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+    assert!(e.contains("is not a short one-line version") && e.contains("more bytes)"), "{e}");
+    let e = validate::info(wit::PackInfo {
+        id: "Acme".repeat(10_000_000),
+        version: "1.0".into(),
+        facts_schema_version: spindle_core::facts::SCHEMA_VERSION,
+    })
+    .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+}
+
+#[test]
+fn huge_rules_are_refused_and_quoted_cut() {
+    let mut r = rule("NAM001", "x");
+    r.params = vec![param("p", "choice", &[], "1")];
+    r.params[0].doc = "d".repeat(validate::MAX_OUTPUT_TEXT + 1);
+    let e = validate::rules(vec![r]).unwrap_err();
+    assert!(e.contains("MiB of text, more than 16 MiB"), "{e}");
+    let e = validate::rules(vec![rule(&"Z".repeat(1_000_000), "x")]).unwrap_err();
+    assert!(e.len() < 600 && e.contains("more bytes)"), "{} bytes: {}", e.len(), &e[..200]);
+    // A long parameter doc is kept, cut.
+    let mut r = rule("NAM001", "x");
+    r.params = vec![param("p", "count", &[], "1")];
+    r.params[0].doc = "d".repeat(100_000);
+    let rules = validate::rules(vec![r]).unwrap();
+    assert!(rules[0].params[0].doc.len() < validate::MAX_TEXT_BYTES + 40);
+}
+
+#[test]
+fn output_text_is_cut_and_pointers_are_bounded() {
+    let declared = validate::rules(vec![rule("NAM001", "a")]).unwrap();
+    let enabled = vec!["NAM001".to_string()];
+    let out = |findings, not_evaluated| wit::CheckOutput { findings, not_evaluated };
+    let mut f = finding("NAM001", "h");
+    f.message = "m".repeat(1_000_000);
+    f.fix = Some("f".repeat(1_000_000));
+    f.field = Some("io/io_stall_read_ms".into());
+    let (kept, _) = validate::output(out(vec![f], vec![]), &declared, &enabled).unwrap();
+    assert!(kept[0].message.len() < validate::MAX_TEXT_BYTES + 40, "{}", kept[0].message.len());
+    assert!(kept[0].message.ends_with(&format!("({} more bytes)", 1_000_000 - validate::MAX_TEXT_BYTES)));
+    assert!(kept[0].fix.as_ref().unwrap().len() < validate::MAX_TEXT_BYTES + 40);
+    assert_eq!(kept[0].field.as_deref(), Some("io/io_stall_read_ms"), "a pointer is kept whole");
+
+    let with_field = |field: String| {
+        let mut f = finding("NAM001", "h");
+        f.field = Some(field);
+        validate::output(out(vec![f], vec![]), &declared, &enabled)
+    };
+    let segments = vec!["x"; validate::MAX_FIELD_SEGMENTS].join("/");
+    assert!(with_field(segments.clone()).is_ok(), "{} segments are fine", validate::MAX_FIELD_SEGMENTS);
+    let e = with_field(format!("{segments}/x")).unwrap_err();
+    assert!(e.contains("has a `field` 257 segments long, more than 256"), "{e}");
+    let e = with_field(vec!["x"; 200_000].join("/")).unwrap_err();
+    assert!(e.contains("bytes long, more than 4096") && e.len() < 400, "{e}");
+
+    let ne = |entity: Option<String>, missing: String| wit::NotEvaluated {
+        code: "NAM001".into(),
+        entity,
+        missing,
+        reason: Some("r".repeat(100_000)),
+    };
+    let (_, kept) =
+        validate::output(out(vec![], vec![ne(None, "offset_bytes".into())]), &declared, &enabled).unwrap();
+    assert!(kept[0].reason.as_ref().unwrap().len() < validate::MAX_TEXT_BYTES + 40);
+    let e = validate::output(out(vec![], vec![ne(None, "/0".repeat(300))]), &declared, &enabled).unwrap_err();
+    assert!(e.contains("has a `missing` 300 segments long"), "{e}");
+    let e = validate::output(out(vec![], vec![ne(Some("h".repeat(5000)), "x".into())]), &declared, &enabled)
+        .unwrap_err();
+    assert!(e.contains("over-long entity"), "{e}");
+    // An undeclared code is quoted cut.
+    let e = validate::output(out(vec![finding(&"Z".repeat(1_000_000), "h")], vec![]), &declared, &enabled)
+        .unwrap_err();
+    assert!(e.len() < 400, "{} bytes", e.len());
+}
+
+#[test]
+fn pack_limits_have_caps() {
+    use crate::{LimitField, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS};
+    assert_eq!(Limits::default().over_cap(), None);
+    let at_caps = Limits { memory_bytes: MAX_MEMORY_BYTES, timeout_ms: MAX_TIMEOUT_MS, fuel: Some(MAX_FUEL) };
+    assert_eq!(at_caps.over_cap(), None);
+    let (field, why) = Limits { timeout_ms: i64::MAX as u64, ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::TimeoutMs);
+    assert_eq!(why, "`timeout_ms` = 9223372036854775807 is over spindle's cap of 60000 ms per plugin call");
+    let (field, _) = Limits { memory_bytes: MAX_MEMORY_BYTES + 1, ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::MemoryBytes);
+    let (field, _) = Limits { fuel: Some(MAX_FUEL + 1), ..Limits::default() }.over_cap().unwrap();
+    assert_eq!(field, LimitField::Fuel);
+    // And a host refuses them, whoever calls it.
+    let dir = tempfile::tempdir().unwrap();
+    let e = host(dir.path())
+        .load("x", "p", Path::new("x.wasm"), None, Limits { timeout_ms: u64::MAX, ..Limits::default() })
+        .unwrap_err();
+    assert!(e.message.contains("over spindle's cap"), "{e}");
 }

@@ -31,7 +31,20 @@ pub fn wasm(name: &str) -> &'static Path {
         .unwrap_or_else(|| panic!("{file} is not among the built plugins {:?}", plugins()))
 }
 
-/// The repository's root: this crate sits in `tests/support/`.
+/// The repository's root. Found at run time from the directory `cargo test` gives the package
+/// under test: this crate's own compile-time path is wrong when a target directory is shared by
+/// several checkouts, since cargo then reuses one checkout's build of this crate for all of them
+/// (the plugins built, the scripts run, would be another checkout's). Else this crate's place,
+/// `tests/support/`.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root")
+    let at_run_time = std::env::var_os("CARGO_MANIFEST_DIR").and_then(|dir| {
+        Path::new(&dir)
+            .ancestors()
+            .find(|d| d.join("scripts/build-plugins.sh").is_file())
+            .map(Path::to_path_buf)
+    });
+    at_run_time
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .canonicalize()
+        .expect("the repository root")
 }

@@ -17,6 +17,9 @@
 //! | `flood` | 1,000 findings with 100 MB of message text (`config.flood_bytes`) | bound what it accepts, report failed |
 //! | `bad-entity` | a finding on an entity key the facts do not have | refuse the finding |
 //! | `log` | 10,000 log lines of 10,000 characters, then the `ok` finding | bound the log, keep the finding |
+//! | `sleep` | sleeps `config.sleep_ms` (10 s) in one host call, then returns no finding | a timeout once past the deadline, even though it returned |
+//! | `long-field` | a finding whose `field` has `config.field_segments` (200,000) segments | refuse the field, fast |
+//! | `big-error` | a `bad-config` check-error of `config.error_bytes` (50 MB) | report it truncated |
 //!
 //! Failures to escape the sandbox are logged (`warn`), so a test can see the attempt was made.
 
@@ -39,6 +42,9 @@ pub const MODES: &[&str] = &[
     "flood",
     "bad-entity",
     "log",
+    "sleep",
+    "long-field",
+    "big-error",
 ];
 
 #[derive(Deserialize)]
@@ -48,18 +54,31 @@ struct HostileConfig {
     /// `flood`: bytes of message text in all (100 MB by default); lower it to stay under the
     /// memory limit and reach the host's bound on output instead.
     flood_bytes: u64,
+    /// `sleep`: how long the one sleep lasts.
+    sleep_ms: u64,
+    /// `long-field`: segments of the finding's field pointer.
+    field_segments: u64,
+    /// `big-error`: bytes of the check-error's text.
+    error_bytes: u64,
 }
 
 impl Default for HostileConfig {
     fn default() -> Self {
-        HostileConfig { mode: "ok".into(), flood_bytes: 100_000_000 }
+        HostileConfig {
+            mode: "ok".into(),
+            flood_bytes: 100_000_000,
+            sleep_ms: 10_000,
+            field_segments: 200_000,
+            error_bytes: 50_000_000,
+        }
     }
 }
 
 declare_rule! {
     /// ## What it checks
     /// Nothing: it misbehaves as the pack's `config.mode` says (`ok`, `loop`, `alloc`, `recurse`,
-    /// `panic`, `file`, `env`, `socket`, `undeclared`, `flood`, `bad-entity`, `log`).
+    /// `panic`, `file`, `env`, `socket`, `undeclared`, `flood`, `bad-entity`, `log`, `sleep`,
+    /// `long-field`, `big-error`).
     ///
     /// ## Why it matters
     /// spindle runs plugins it did not write: their misbehaviour must cost a bounded amount of
@@ -93,6 +112,11 @@ impl RulePack for Hostile {
 
     fn validate_config(c: &serde_json::Value) -> Result<(), String> {
         let c: HostileConfig = config::parse_value(c)?;
+        if c.mode == "big-error" {
+            // A check-error is the one text a plugin hands over that no finding bounds: the
+            // config's refusal is the way the SDK returns one.
+            return Err("E".repeat(c.error_bytes as usize));
+        }
         if MODES.contains(&c.mode.as_str()) {
             Ok(())
         } else {
@@ -104,7 +128,8 @@ impl RulePack for Hostile {
 export_pack!(Hostile);
 
 fn check(cx: &mut Ctx<'_, NoParams>) {
-    let HostileConfig { mode, flood_bytes } = config::parse().expect("validated");
+    let HostileConfig { mode, flood_bytes, sleep_ms, field_segments, .. } =
+        config::parse().expect("validated");
     let host = &cx.view.host;
     match mode.as_str() {
         "ok" => {
@@ -176,6 +201,14 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             }
             cx.report(host, "", "the hostile plugin logged 10,000 lines");
         }
+        "sleep" => {
+            // One sleep and straight back: no loop for an epoch check to stop.
+            std::thread::sleep(std::time::Duration::from_millis(sleep_ms));
+        }
+        "long-field" => {
+            let field = vec!["x"; field_segments as usize].join("/");
+            cx.report(host, &field, "a finding whose field is a very long pointer");
+        }
         other => unreachable!("mode {other} passed validate_config"),
     }
 }
@@ -215,6 +248,14 @@ mod tests {
         assert_eq!(out.findings[0].code, "XXX999");
         let out = run::<Hostile>(FACTS, json!({"mode": "bad-entity"})).unwrap();
         assert_eq!(out.findings[0].entity, "h/disk:no-such-disk");
+        let out = run::<Hostile>(FACTS, json!({"mode": "long-field", "field_segments": 3})).unwrap();
+        assert_eq!(out.findings[0].field.as_deref(), Some("x/x/x"));
+        let out = run::<Hostile>(FACTS, json!({"mode": "sleep", "sleep_ms": 1})).unwrap();
+        assert!(out.findings.is_empty());
+        match run::<Hostile>(FACTS, json!({"mode": "big-error", "error_bytes": 5})) {
+            Err(wit::CheckError::BadConfig(m)) => assert!(m.ends_with(": EEEEE"), "{m}"),
+            other => panic!("{other:?}"),
+        }
         match run::<Hostile>(FACTS, json!({"mode": "lop"})) {
             Err(wit::CheckError::BadConfig(m)) => {
                 assert!(m.contains("mode \"lop\" is not one of ok, loop"), "{m}")
