@@ -508,7 +508,8 @@ fn escape_bounded_cuts_and_counts() {
     assert_eq!(escape_bounded("short", 10), "short");
     assert_eq!(escape_bounded("0123456789abc", 10), "0123456789… (3 more bytes)");
     // Escapes count as what they print; a character is never split.
-    assert_eq!(escape_bounded("ab\u{1b}cd", 5), "ab… (3 more bytes)");
+    assert_eq!(escape_bounded("ab\u{1b}cd", 3), "ab… (3 more bytes)");
+    assert_eq!(escape_bounded("ab\u{1b}cd", 5), "ab\\ec… (1 more bytes)");
     assert_eq!(escape_bounded("éééé", 5), "éé… (4 more bytes)");
     let big = "x".repeat(50_000_000);
     let start = std::time::Instant::now();
