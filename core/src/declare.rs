@@ -4,8 +4,8 @@
 use crate::glob::Glob;
 use crate::params::Choice;
 
-/// The workload a server runs, which sets the recommended stripe unit (seed
-/// `002_dc6ecdf29a1f52c4.txt`: 64 KiB for OLTP, 256 KiB for a data warehouse).
+/// The workload a server runs, which sets the recommended stripe unit (64 KiB for OLTP, 256 KiB
+/// for a data warehouse: Microsoft's "Disk Partition Alignment Best Practices for SQL Server").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workload {
     Oltp,
