@@ -77,6 +77,9 @@ pub enum StripeSource {
     VirtualDisk(usize),
     /// A RAID set (its stripe unit), by index into `raid_sets`.
     RaidSet(usize),
+    /// A Windows dynamic-disk striped set whose stripe unit was not collected: the fixed 64 KiB
+    /// every such set uses ([`RaidSet::stripe_unit`]), by index into `raid_sets`.
+    DynamicDisk(usize),
     /// An LVM logical volume's striping.
     Lvm(String),
     /// Declared in a rule pack (the pack's path).
@@ -125,6 +128,10 @@ pub struct HostView {
 /// through an index built on first use, so a host of 40,000 disks is joined in time linear in
 /// its size rather than quadratic (a walk per lookup took 168 s there).
 const WALK: usize = 16;
+
+/// How many layers of storage (a volume on an LVM volume on an md array on partitions...) the
+/// stripe joins follow: real stacks are three or four deep.
+const MAX_LAYERS: usize = 8;
 
 /// Answers to joins, computed on first use from the view's facts: a rule that asks for the
 /// volume of each of 50 files, or the physical disks of each file's volume, would otherwise
@@ -704,8 +711,12 @@ impl HostView {
     /// The stripe geometry under a disk: the virtual disk or RAID set exposing it, else a
     /// declaration in a pack.
     pub fn stripe_of_disk(&self, disk: &Located<Disk>) -> Option<Stripe> {
+        self.stripe_of_disk_at(disk, 0)
+    }
+
+    fn stripe_of_disk_at(&self, disk: &Located<Disk>, depth: usize) -> Option<Stripe> {
         if let Some(b) = &disk.item.backed_by
-            && let Some(s) = self.stripe_of_backing(b)
+            && let Some(s) = self.stripe_of_backing(b, depth)
         {
             return Some(s);
         }
@@ -714,14 +725,18 @@ impl HostView {
 
     /// The stripe geometry under a partition (that of its disk).
     pub fn stripe_of_partition(&self, p: &Located<Partition>) -> Option<Stripe> {
-        let from_disk = self.disk(&p.item.disk_id).and_then(|d| self.stripe_of_disk(d));
+        self.stripe_of_partition_at(p, 0)
+    }
+
+    fn stripe_of_partition_at(&self, p: &Located<Partition>, depth: usize) -> Option<Stripe> {
+        let from_disk = self.disk(&p.item.disk_id).and_then(|d| self.stripe_of_disk_at(d, depth));
         from_disk.or_else(|| self.declared_stripe(&[&p.key, &p.label]))
     }
 
     /// The stripe geometry under a volume.
     pub fn stripe_of_volume(&self, v: &Located<Volume>) -> Option<Stripe> {
         if let Some(b) = &v.item.backed_by {
-            if let Some(s) = self.stripe_of_backing(b) {
+            if let Some(s) = self.stripe_of_backing(b, 0) {
                 return Some(s);
             }
             for p in self.partitions_of_volume(&v.item) {
@@ -733,7 +748,14 @@ impl HostView {
         self.declared_stripe(&[&v.key, &v.label])
     }
 
-    fn stripe_of_backing(&self, b: &Backing) -> Option<Stripe> {
+    /// The stripe geometry a backing gives, `depth` layers down from what asked. Layers are
+    /// followed at most [`MAX_LAYERS`] deep: a snapshot is untrusted, and one whose disk is
+    /// built on its own partition (or an LVM volume on itself) must not recurse for ever.
+    fn stripe_of_backing(&self, b: &Backing, depth: usize) -> Option<Stripe> {
+        if depth >= MAX_LAYERS {
+            return None;
+        }
+        let depth = depth + 1;
         match b {
             Backing::VirtualDisk(id) => {
                 let i = self.virtual_disk_index(id)?;
@@ -748,7 +770,14 @@ impl HostView {
                 let i = self.raid_set_index(id)?;
                 let r = &self.raid_sets.as_ref()?[i].item;
                 let width = r.member_ids.as_ref().map(|m| data_disks(r.level.as_deref(), m.len() as u32));
-                Some(Stripe { unit_bytes: r.stripe_unit_bytes?, width, source: StripeSource::RaidSet(i) })
+                let (unit_bytes, fixed) = r.stripe_unit()?;
+                let source = if fixed { StripeSource::DynamicDisk(i) } else { StripeSource::RaidSet(i) };
+                Some(Stripe { unit_bytes, width, source })
+            }
+            // A linear logical volume writes each extent to one device: the stripes that matter
+            // are those under its devices (an md array, a RAID logical drive).
+            Backing::Lvm { devices, stripes: Some(1), stripe_unit_bytes: None, .. } => {
+                devices.iter().find_map(|id| self.stripe_of_device(id, depth))
             }
             Backing::Lvm { name, stripes, stripe_unit_bytes, .. } => Some(Stripe {
                 unit_bytes: (*stripe_unit_bytes)?,
@@ -758,7 +787,15 @@ impl HostView {
             Backing::Partitions(ids) => ids
                 .iter()
                 .filter_map(|id| self.partition(id))
-                .find_map(|p| self.disk(&p.item.disk_id).and_then(|d| self.stripe_of_disk(d))),
+                .find_map(|p| self.disk(&p.item.disk_id).and_then(|d| self.stripe_of_disk_at(d, depth))),
+        }
+    }
+
+    /// The stripe geometry under a device an LVM volume names: a partition's, else a disk's.
+    fn stripe_of_device(&self, id: &str, depth: usize) -> Option<Stripe> {
+        match self.partition(id) {
+            Some(p) => self.stripe_of_partition_at(p, depth),
+            None => self.disk(id).and_then(|d| self.stripe_of_disk_at(d, depth)),
         }
     }
 
@@ -777,7 +814,7 @@ impl HostView {
     /// drive or a SAN LUN, so it is never assumed unstriped.
     pub fn disk_is_unstriped(&self, d: &Disk) -> bool {
         match &d.backed_by {
-            Some(Backing::RaidSet(id)) => self.raid_is_mirror(id),
+            Some(Backing::RaidSet(id)) => self.raid_is_unstriped(id),
             Some(_) => false,
             None => d.bus.as_deref().is_some_and(|b| {
                 let b = b.to_ascii_lowercase();
@@ -786,10 +823,18 @@ impl HostView {
         }
     }
 
-    /// Whether nothing under a volume is striped (see [`HostView::disk_is_unstriped`]).
+    /// Whether nothing under a volume is striped (see [`HostView::disk_is_unstriped`]): also
+    /// a linear LVM volume whose devices are all unstriped.
     pub fn volume_is_unstriped(&self, v: &Volume) -> bool {
         match &v.backed_by {
-            Some(Backing::RaidSet(id)) => self.raid_is_mirror(id),
+            Some(Backing::RaidSet(id)) => self.raid_is_unstriped(id),
+            Some(Backing::Lvm { devices, stripes: Some(1), .. }) => {
+                !devices.is_empty()
+                    && devices.iter().all(|id| {
+                        let disk = self.partition(id).map_or(id.as_str(), |p| p.item.disk_id.as_str());
+                        self.disk(disk).is_some_and(|d| self.disk_is_unstriped(d))
+                    })
+            }
             Some(Backing::Partitions(_)) => {
                 let parts = self.partitions_of_volume(v);
                 !parts.is_empty()
@@ -801,11 +846,11 @@ impl HostView {
         }
     }
 
-    fn raid_is_mirror(&self, id: &str) -> bool {
-        self.raid_set_index(id).and_then(|i| self.raid_sets.as_ref()?.get(i)).is_some_and(|r| {
-            let level = r.item.level.as_deref().unwrap_or("").to_ascii_lowercase();
-            ["raid1", "1", "mirror"].contains(&level.as_str())
-        })
+    /// Whether a RAID set writes without striping: a mirror, a linear or spanned set.
+    fn raid_is_unstriped(&self, id: &str) -> bool {
+        self.raid_set_index(id)
+            .and_then(|i| self.raid_sets.as_ref()?.get(i))
+            .is_some_and(|r| !r.item.is_striped())
     }
 
     /// The disks whose spindles (or flash) serve a volume: the pool's physical disks under a
@@ -1036,6 +1081,65 @@ mod tests {
         assert_eq!(twice.disks.as_ref().unwrap().len(), n);
         assert!(twice.disks.as_ref().unwrap().iter().all(|d| d.origins.len() == 2));
         assert_eq!(twice.volumes.as_ref().unwrap().len(), n);
+    }
+
+    fn view_of(json: &str) -> HostView {
+        HostView::build(
+            vec![crate::load::parse_snapshot("t.json", json.into()).unwrap()],
+            Declarations::default(),
+        )
+    }
+
+    #[test]
+    fn a_dynamic_disk_set_stripes_in_64k_unless_its_unit_was_collected() {
+        let view = view_of(
+            r#"{"schema_version": 1, "host": {"name": "h", "os_version": "Windows Server 2008 R2"},
+            "disks": [{"id": "d2"}, {"id": "d3"}, {"id": "x", "backed_by": {"raid_set": "dyn"}}],
+            "partitions": [{"id": "d2-p1", "disk_id": "d2"}, {"id": "d3-p1", "disk_id": "d3"}],
+            "raid_sets": [{"id": "dyn", "kind": "dynamic", "level": "raid0", "member_ids": ["d2-p1", "d3-p1"]},
+                          {"id": "hw", "kind": "hardware", "level": "raid0"},
+                          {"id": "mir", "kind": "dynamic", "level": "mirror"}],
+            "volumes": [{"id": "v", "backed_by": {"raid_set": "dyn"}},
+                        {"id": "w", "backed_by": {"raid_set": "hw"}},
+                        {"id": "m", "backed_by": {"raid_set": "mir"}}]}"#,
+        );
+        let vols = view.volumes.as_ref().unwrap();
+        let s = view.stripe_of_volume(&vols[0]).unwrap();
+        assert_eq!((s.unit_bytes, s.width, s.source), (65_536, Some(2), StripeSource::DynamicDisk(0)));
+        let disk = view.disk("x").unwrap();
+        assert_eq!(view.stripe_of_disk(disk).unwrap().source, StripeSource::DynamicDisk(0));
+        assert_eq!(view.stripe_of_volume(&vols[1]), None, "a hardware set's unit is never assumed");
+        assert_eq!(view.stripe_of_volume(&vols[2]), None);
+        assert!(view.volume_is_unstriped(&vols[2]), "a dynamic mirror has no stripe");
+    }
+
+    #[test]
+    fn a_linear_lvm_volume_has_the_stripe_of_its_devices() {
+        let view = view_of(
+            r#"{"schema_version": 1, "host": {"name": "h"},
+            "disks": [{"id": "md0", "backed_by": {"raid_set": "md0"}}, {"id": "sdb", "bus": "SATA"},
+                      {"id": "loop", "backed_by": {"lvm": {"name": "vg/self", "stripes": 1, "devices": ["loop"]}}}],
+            "partitions": [{"id": "sdb1", "disk_id": "sdb"}],
+            "raid_sets": [{"id": "md0", "kind": "md", "level": "raid10", "stripe_unit_bytes": 32768}],
+            "volumes": [{"id": "/dev/dm-0", "backed_by": {"lvm": {"name": "vg/lin", "stripes": 1, "devices": ["md0"]}}},
+                        {"id": "/dev/dm-1", "backed_by": {"lvm": {"name": "vg/plain", "stripes": 1, "devices": ["sdb1"]}}},
+                        {"id": "/dev/dm-2", "backed_by": {"lvm": {"name": "vg/st", "stripes": 2,
+                            "stripe_unit_bytes": 524288, "devices": ["md0", "sdb1"]}}},
+                        {"id": "/dev/dm-3", "backed_by": {"lvm": {"name": "vg/self", "stripes": 1, "devices": ["loop"]}}}]}"#,
+        );
+        let vols = view.volumes.as_ref().unwrap();
+        let lin = view.stripe_of_volume(&vols[0]).unwrap();
+        assert_eq!((lin.unit_bytes, lin.source), (32_768, StripeSource::RaidSet(0)));
+        assert_eq!(view.stripe_of_volume(&vols[1]), None);
+        assert!(view.volume_is_unstriped(&vols[1]), "linear over a SATA drive");
+        assert!(!view.volume_is_unstriped(&vols[0]));
+        let st = view.stripe_of_volume(&vols[2]).unwrap();
+        assert_eq!(
+            (st.unit_bytes, st.width, st.source),
+            (524_288, Some(2), StripeSource::Lvm("vg/st".into()))
+        );
+        // A volume built on itself ends the walk instead of the stack.
+        assert_eq!(view.stripe_of_volume(&vols[3]), None);
     }
 
     #[test]

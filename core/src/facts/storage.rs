@@ -243,6 +243,36 @@ pub struct RaidSet {
     pub member_ids: Option<Vec<String>>,
 }
 
+/// The stripe unit of every Windows dynamic-disk striped (and RAID-5) volume: Disk Management
+/// and `diskpart create volume stripe` offer no other. Microsoft's guidance for SQL Server on
+/// Windows Server 2008 R2 and older, where dynamic disks were the way to stripe in the OS, says
+/// they "always" use 64 KB; Windows Server 2012 and later stripe with Storage Spaces instead.
+pub const DYNAMIC_DISK_STRIPE_UNIT_BYTES: u64 = 64 * 1024;
+
+impl RaidSet {
+    /// Whether the set stripes data over its members: not a mirror (RAID 1) nor a linear,
+    /// spanned or JBOD set, which write each block to one member (or to every member alike).
+    /// A set whose level is unknown counts as striped, so its stripe unit is still asked for.
+    pub fn is_striped(&self) -> bool {
+        let level = self.level.as_deref().unwrap_or("").to_ascii_lowercase().replace(['-', ' ', '_'], "");
+        !matches!(
+            level.as_str(),
+            "raid1" | "1" | "mirror" | "mirrored" | "linear" | "jbod" | "span" | "spanned" | "concat"
+        )
+    }
+
+    /// The stripe unit of a striped set: the one collected, else the fixed
+    /// [`DYNAMIC_DISK_STRIPE_UNIT_BYTES`] of a Windows dynamic-disk set. The flag is `true` when
+    /// the unit was not read but follows from the set being a dynamic-disk one.
+    pub fn stripe_unit(&self) -> Option<(u64, bool)> {
+        if let Some(u) = self.stripe_unit_bytes {
+            return Some((u, false));
+        }
+        (self.kind == Some(RaidKind::Dynamic) && self.is_striped())
+            .then_some((DYNAMIC_DISK_STRIPE_UNIT_BYTES, true))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
@@ -250,4 +280,39 @@ pub enum RaidKind {
     Hardware,
     Md,
     Dynamic,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(kind: Option<RaidKind>, level: &str, unit: Option<u64>) -> RaidSet {
+        RaidSet { id: "r".into(), kind, level: Some(level.into()), stripe_unit_bytes: unit, member_ids: None }
+    }
+
+    #[test]
+    fn a_dynamic_disk_stripe_is_64k_unless_collected_otherwise() {
+        assert_eq!(set(Some(RaidKind::Dynamic), "raid0", None).stripe_unit(), Some((65_536, true)));
+        assert_eq!(set(Some(RaidKind::Dynamic), "raid5", None).stripe_unit(), Some((65_536, true)));
+        assert_eq!(
+            set(Some(RaidKind::Dynamic), "raid0", Some(131_072)).stripe_unit(),
+            Some((131_072, false))
+        );
+        // A dynamic mirror or spanned volume has no stripe; other kinds have no fixed unit.
+        assert_eq!(set(Some(RaidKind::Dynamic), "mirror", None).stripe_unit(), None);
+        assert_eq!(set(Some(RaidKind::Dynamic), "spanned", None).stripe_unit(), None);
+        assert_eq!(set(Some(RaidKind::Hardware), "raid0", None).stripe_unit(), None);
+        assert_eq!(set(None, "raid0", None).stripe_unit(), None);
+        assert_eq!(set(Some(RaidKind::Md), "raid10", Some(524_288)).stripe_unit(), Some((524_288, false)));
+    }
+
+    #[test]
+    fn striped_levels() {
+        for level in ["RAID 1", "raid1", "mirror", "linear", "JBOD", "spanned"] {
+            assert!(!set(None, level, None).is_striped(), "{level}");
+        }
+        for level in ["raid0", "raid10", "RAID 5", "raid6", "raid50", ""] {
+            assert!(set(None, level, None).is_striped(), "{level}");
+        }
+    }
 }

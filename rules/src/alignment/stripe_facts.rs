@@ -22,6 +22,10 @@ pub(super) fn describe(view: &HostView, s: &Stripe) -> String {
             let id = view.raid_sets.as_ref().and_then(|r| r.get(*i)).map_or("", |r| r.id.as_str());
             format!("the {size} stripe unit of RAID set {id}")
         }
+        StripeSource::DynamicDisk(i) => {
+            let id = view.raid_sets.as_ref().and_then(|r| r.get(*i)).map_or("", |r| r.id.as_str());
+            format!("the fixed {size} stripe unit of dynamic-disk striped set {id}")
+        }
         StripeSource::Lvm(name) => format!("the {size} stripe unit of LVM volume {name}"),
         StripeSource::Declared(pack) => format!("the {size} stripe unit (declared in {pack})"),
     }
@@ -47,6 +51,13 @@ pub(super) fn unknown(view: &HostView, backing: Option<&Backing>, entity_key: &s
             Some(_) => ("stripe_unit_bytes", format!("the stripe unit of RAID set {id} was not collected")),
             None => ("raid_sets", format!("RAID set {id} is not in the snapshot")),
         },
+        Some(Backing::Lvm { name, stripes: Some(1), .. }) => (
+            "stripe_unit_bytes",
+            format!(
+                "LVM volume {name} is linear, and the snapshot shows no stripe unit under its devices (a SAN \
+                 LUN or a hardware RAID logical drive hides it from the operating system)"
+            ),
+        ),
         Some(Backing::Lvm { name, .. }) => {
             ("stripe_unit_bytes", format!("the stripe unit of LVM volume {name} was not collected"))
         }

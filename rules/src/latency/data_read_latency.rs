@@ -7,8 +7,9 @@ use super::stall;
 declare_rule! {
     /// ## What it checks
     /// For every data (rows) file with I/O counters from `sys.dm_io_virtual_file_stats`, the
-    /// average read stall `io_stall_read_ms / num_of_reads`: a warning from 20 ms (`warn_ms`), an
-    /// error from 100 ms (`error_ms`, where the "bad" band starts). The message gives the
+    /// average read stall `io_stall_read_ms / num_of_reads`: a warning above 20 ms (`warn_ms`: a
+    /// data read should take 20 ms or less, so 20 ms itself passes), an error from 100 ms
+    /// (`error_ms`, where the "bad" band starts, so 100 ms itself is an error). The message gives the
     /// average, the raw counters, the window they cover (`sample_ms`) and the reference band:
     /// < 2 ms excellent, 2–5 very good, 6–15 good, 16–100 poor, 100–500 bad, > 500 deplorable.
     ///
@@ -62,10 +63,10 @@ declare_rule! {
         code: "LAT001",
         name: "data-read-latency",
         severity: Warning,
-        summary: "Data files average less than 20 ms per read",
+        summary: "Data files average at most 20 ms per read",
         needs: [DatabaseFiles],
         params: DataReadLatencyParams {
-            warn_ms: { kind: Ms, default: Num(20.0), doc: "Average read stall of a data file that earns a warning." },
+            warn_ms: { kind: Ms, default: Num(20.0), doc: "Most a data file's average read stall may be; above it earns a warning." },
             error_ms: { kind: Ms, default: Num(100.0), doc: "Average read stall of a data file that earns an error (the start of the \"bad\" band)." },
             min_reads: { kind: Count, default: Num(1000.0), doc: "Fewest reads a data file must have had for its average to be judged." },
         },
@@ -97,7 +98,7 @@ fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
             "io/io_stall_read_ms",
             "read stall",
             (avg, io.io_stall_read_ms, io.num_of_reads, io.sample_ms),
-            (warn, error),
+            ((warn, stall::WarnAt::Above), error),
             "reads",
             "",
         );

@@ -37,8 +37,9 @@ declare_rule! {
     /// faster than the random floor, so the floor overstates them: the check errs toward
     /// silence.
     ///
-    /// Not judged: averages below `min_stall_ms` (5 ms: the "excellent" and "very good" bands,
-    /// and where LAT002 starts to warn about log writes). On flash, 4 times a 0.1 ms floor is
+    /// Not judged: averages below `min_stall_ms` (5 ms: the "excellent" band and the "very
+    /// good" one up to its last millisecond; 5 ms itself is judged, as LAT002 starts to warn about
+    /// log writes there). On flash, 4 times a 0.1 ms floor is
     /// 0.4 ms, which a busy SSD exceeds without anyone waiting too long (a 512 KiB read-ahead
     /// takes about 1 ms just to transfer over SATA), so the media multiple only matters once
     /// the average itself does. Also not judged, and reported as not applicable: files with

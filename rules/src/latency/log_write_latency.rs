@@ -11,7 +11,10 @@ declare_rule! {
     /// (`warn_ms`, the end of the "very good" band), an error from 20 ms (`error_ms`, the
     /// ceiling Microsoft gives even for data reads). The message gives the average, the raw
     /// counters, the window they cover (`sample_ms`) and the reference band: < 2 ms excellent,
-    /// 2–5 very good, 6–15 good, 16–100 poor, 100–500 bad, > 500 deplorable.
+    /// 2–5 very good, 6–15 good, 16–100 poor, 100–500 bad, > 500 deplorable. Those bands are for
+    /// file latency in general and a log write is held to more (3 ms or less is the target), so a
+    /// warned average in one of the better bands is given with the band's range only ("in the
+    /// 6–15 ms band"), never called good.
     ///
     /// A log file with no writes has no average (no data, not 0 ms), and one with fewer than
     /// `min_writes` writes (1,000) is not judged: one slow write of `t` ms moves an average over
@@ -99,7 +102,7 @@ fn check(cx: &mut Ctx<'_, LogWriteLatencyParams>) {
             "io/io_stall_write_ms",
             "log write stall",
             (avg, io.io_stall_write_ms, io.num_of_writes, io.sample_ms),
-            (warn, error),
+            ((warn, stall::WarnAt::Threshold), error),
             "writes",
             "; every commit waits for a log write",
         );

@@ -39,11 +39,27 @@ pub(crate) fn at_least(a: f64, b: f64) -> bool {
     a >= b - 1e-9 * b.abs().max(1.0)
 }
 
-/// The severity an average earns against a warning and an error threshold, if any.
-pub(crate) fn level(avg_ms: f64, warn_ms: f64, error_ms: f64) -> Option<Severity> {
+/// Whether an average equal to the warning threshold earns the warning. Each rule's docs say
+/// which: LAT001's 20 ms is the most a data read may take ("≤ 20 ms"), so 20 ms passes;
+/// LAT002 warns "from" 5 ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WarnAt {
+    /// The threshold itself is warned about.
+    Threshold,
+    /// Only averages above the threshold are.
+    Above,
+}
+
+/// The severity an average earns against a warning and an error threshold, if any. The error
+/// threshold is always inclusive: both rules' error thresholds start a band.
+pub(crate) fn level(avg_ms: f64, (warn_ms, warn_at): (f64, WarnAt), error_ms: f64) -> Option<Severity> {
+    let warned = match warn_at {
+        WarnAt::Threshold => at_least(avg_ms, warn_ms),
+        WarnAt::Above => !at_least(warn_ms, avg_ms),
+    };
     if at_least(avg_ms, error_ms) {
         Some(Severity::Error)
-    } else if at_least(avg_ms, warn_ms) {
+    } else if warned {
         Some(Severity::Warning)
     } else {
         None
@@ -55,19 +71,36 @@ pub(crate) fn level(avg_ms: f64, warn_ms: f64, error_ms: f64) -> Option<Severity
 /// good, 6–15 good, 16–100 poor, 100–500 bad, > 500 deplorable. The published bands are whole
 /// milliseconds with gaps (5–6, 15–16); a fraction belongs to the band below the next boundary
 /// (5.5 ms is very good), and 100 ms exactly is bad, where the error threshold starts.
-pub(crate) fn band(avg_ms: f64) -> &'static str {
+pub(crate) fn band(avg_ms: f64) -> String {
+    let (name, range) = band_parts(avg_ms);
+    format!("{name} ({range})")
+}
+
+/// [`band`]'s name and range apart.
+fn band_parts(avg_ms: f64) -> (&'static str, &'static str) {
     if avg_ms < 2.0 {
-        "excellent (< 2 ms)"
+        ("excellent", "< 2 ms")
     } else if avg_ms < 6.0 {
-        "very good (2–5 ms)"
+        ("very good", "2–5 ms")
     } else if avg_ms < 16.0 {
-        "good (6–15 ms)"
+        ("good", "6–15 ms")
     } else if avg_ms < 100.0 {
-        "poor (16–100 ms)"
+        ("poor", "16–100 ms")
     } else if avg_ms <= 500.0 {
-        "bad (100–500 ms)"
+        ("bad", "100–500 ms")
     } else {
-        "deplorable (> 500 ms)"
+        ("deplorable", "> 500 ms")
+    }
+}
+
+/// The band of an average a rule reports. The bands are for file latency in general; a rule
+/// may warn inside one of the better ones (a log write of 8 ms is in the "good" band, yet every
+/// commit waits for it), and a warned value must not be called good: there only the band's
+/// range is given.
+pub(crate) fn band_of_reported(avg_ms: f64) -> String {
+    match band_parts(avg_ms) {
+        (_, range) if avg_ms < 16.0 => format!("in the {range} band"),
+        _ => band(avg_ms),
     }
 }
 
@@ -108,25 +141,30 @@ pub(crate) fn report_average<P>(
     field: &str,
     what: &str,
     (avg, stall_ms, count, sample_ms): (f64, u64, u64, Option<u64>),
-    (warn, error): (f64, f64),
+    ((warn, warn_at), error): ((f64, WarnAt), f64),
     noun: &str,
     note: &str,
 ) {
-    let Some(severity) = level(avg, warn, error) else { return };
-    let threshold = match severity {
-        Severity::Error => format!("the {} error threshold", units::ms(error)),
-        _ => format!("the {} warning threshold", units::ms(warn)),
+    let Some(severity) = level(avg, (warn, warn_at), error) else { return };
+    let threshold = match (severity, warn_at) {
+        (Severity::Error, _) => format!("at or above the {} error threshold", units::ms(error)),
+        (_, WarnAt::Threshold) => format!("at or above the {} warning threshold", units::ms(warn)),
+        (_, WarnAt::Above) => format!("above the {} warning threshold", units::ms(warn)),
     };
     let message = format!(
-        "average {what} {} ({} ms of stall over {} {noun}, {}): {}, at or above {threshold}{note}",
+        "average {what} {} ({} ms of stall over {} {noun}, {}): {}, {threshold}{note}",
         units::ms(avg),
         units::thousands(stall_ms),
         units::thousands(count),
         window(sample_ms),
-        band(avg),
+        band_of_reported(avg),
     );
+    let expected = match warn_at {
+        WarnAt::Threshold => format!("below {}", units::ms(warn)),
+        WarnAt::Above => format!("at most {}", units::ms(warn)),
+    };
     let finding = cx.report(f, field, message);
-    finding.values(units::ms(avg), format!("below {}", units::ms(warn)));
+    finding.values(units::ms(avg), expected);
     if severity == Severity::Error {
         finding.severity(Severity::Error);
     }
@@ -141,9 +179,9 @@ mod tests {
         // Server 1: 149.4 ms; server 2: 74 ms; both servers' writes: 3 ms.
         assert_eq!(average(1_494_000, 10_000, 1000, "reads", "min_reads"), Ok(149.4));
         assert_eq!(average(740_000, 10_000, 1000, "reads", "min_reads"), Ok(74.0));
-        assert_eq!(level(149.4, 20.0, 100.0), Some(Severity::Error));
-        assert_eq!(level(74.0, 20.0, 100.0), Some(Severity::Warning));
-        assert_eq!(level(3.0, 5.0, 20.0), None);
+        assert_eq!(level(149.4, (20.0, WarnAt::Above), 100.0), Some(Severity::Error));
+        assert_eq!(level(74.0, (20.0, WarnAt::Above), 100.0), Some(Severity::Warning));
+        assert_eq!(level(3.0, (5.0, WarnAt::Threshold), 20.0), None);
     }
 
     #[test]
@@ -154,11 +192,29 @@ mod tests {
     }
 
     #[test]
-    fn thresholds_are_inclusive() {
-        assert_eq!(level(20.0, 20.0, 100.0), Some(Severity::Warning));
-        assert_eq!(level(19.999, 20.0, 100.0), None);
-        assert_eq!(level(100.0, 20.0, 100.0), Some(Severity::Error));
-        assert_eq!(level(0.1 + 0.2, 0.3, 1.0), Some(Severity::Warning));
+    fn thresholds_are_inclusive_or_not_as_said() {
+        let from = |w| (w, WarnAt::Threshold);
+        let above = |w| (w, WarnAt::Above);
+        assert_eq!(level(20.0, from(20.0), 100.0), Some(Severity::Warning));
+        assert_eq!(level(19.999, from(20.0), 100.0), None);
+        assert_eq!(level(100.0, from(20.0), 100.0), Some(Severity::Error));
+        assert_eq!(level(0.1 + 0.2, from(0.3), 1.0), Some(Severity::Warning));
+        // "≤ 20 ms is fine": 20 ms passes, a hair above it does not.
+        assert_eq!(level(20.0, above(20.0), 100.0), None);
+        assert_eq!(level(0.1 + 0.2, above(0.3), 1.0), None, "floating-point noise is not above");
+        assert_eq!(level(20.001, above(20.0), 100.0), Some(Severity::Warning));
+        assert_eq!(level(100.0, above(20.0), 100.0), Some(Severity::Error));
+    }
+
+    #[test]
+    fn a_reported_average_is_never_called_good() {
+        for avg in [0.5, 3.0, 5.0, 5.9, 6.0, 8.0, 15.9] {
+            let b = band_of_reported(avg);
+            assert!(!b.contains("good") && !b.contains("excellent"), "{avg}: {b}");
+        }
+        assert_eq!(band_of_reported(8.0), "in the 6–15 ms band");
+        assert_eq!(band_of_reported(19.9), "poor (16–100 ms)");
+        assert_eq!(band_of_reported(149.4), "bad (100–500 ms)");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
@@ -12,14 +12,17 @@ use super::spaces;
 declare_rule! {
     /// ## What it checks
     /// Every striped RAID set (hardware logical drive, Linux md array, Windows dynamic-disk
-    /// striped volume) has a stripe unit (chunk) within the range recommended for the workload:
+    /// striped volume) and every striped LVM logical volume (`lvcreate -i <stripes> -I <size>`)
+    /// has a stripe unit (chunk) within the range recommended for the workload:
     /// `oltp_min_stripe_unit_bytes` to `oltp_max_stripe_unit_bytes` for OLTP (both 64 KiB by
     /// default, the classic SQL Server recommendation), `data_warehouse_min_stripe_unit_bytes` to
     /// `data_warehouse_max_stripe_unit_bytes` for a data warehouse (both 256 KiB). Controllers
     /// offer 16 KiB to 1 MiB; widen a range in a pack to accept, say, a 128 KiB controller
     /// default (`oltp_max_stripe_unit_bytes = 131072`). The workload is the one a pack declares
-    /// (`[declare] workload`), else the rule's `workload` parameter. RAID 1 sets (mirrors, no
-    /// striping) are skipped. A dynamic-disk striped volume always uses 64 KiB, so its stripe
+    /// (`[declare] workload`), else the rule's `workload` parameter. RAID 1 sets (mirrors), linear
+    /// or spanned sets and linear logical volumes do not stripe and are skipped. An LVM volume is
+    /// judged once, on the volume mounted on it (else on its device-mapper disk); one whose
+    /// striping could not be read is reported "not evaluated". A dynamic-disk striped volume always uses 64 KiB, so its stripe
     /// unit is taken as 64 KiB when not collected. A hardware controller hides its stripe unit
     /// from the operating system: one declared in a pack for the disks the set exposes
     /// (`[[declare.stripe_unit]]`) is judged and marked declared; any other set whose stripe
@@ -67,8 +70,34 @@ declare_rule! {
     }
 }
 
-/// Windows dynamic-disk striped volumes always stripe in 64 KiB (seed 002).
-const DYNAMIC_STRIPE_UNIT: u64 = 64 * 1024;
+/// What the check judges against: the accepted range and the workload it comes from.
+struct Wanted {
+    min: u64,
+    max: u64,
+    workload: Workload,
+    source: String,
+}
+
+impl Wanted {
+    /// `65,536 B (64 KiB)`, or a range.
+    fn text(&self) -> String {
+        if self.min == self.max {
+            units::bytes(self.min)
+        } else {
+            format!("{} to {}", units::bytes(self.min), units::bytes(self.max))
+        }
+    }
+
+    /// `; an OLTP workload (declared in …) calls for 65,536 B (64 KiB)`.
+    fn calls_for(&self) -> String {
+        format!("; {} ({}) calls for {}", spaces::workload_phrase(self.workload), self.source, self.text())
+    }
+
+    /// The end of the range a unit outside it should move to.
+    fn target(&self, unit: u64) -> u64 {
+        if unit < self.min { self.min } else { self.max }
+    }
+}
 
 fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
     let view = cx.view;
@@ -79,6 +108,13 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
             (cx.params.data_warehouse_min_stripe_unit_bytes, cx.params.data_warehouse_max_stripe_unit_bytes)
         }
     };
+    let wanted = Wanted { min, max, workload, source };
+    raid_sets(cx, &wanted);
+    lvm_volumes(cx, &wanted);
+}
+
+fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
+    let view = cx.view;
     // The disks each RAID set exposes, in one pass: a walk over every disk for every set was
     // quadratic in a host's disks.
     let mut exposed: HashMap<&str, Vec<&Located<Disk>>> = HashMap::new();
@@ -90,10 +126,9 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
         }
     }
     for r in view.raid_sets.iter().flatten() {
-        if is_mirror(r.level.as_deref()) {
+        if !r.is_striped() {
             continue;
         }
-        let dynamic = r.kind == Some(RaidKind::Dynamic);
         // A hardware controller hides its stripe unit from the OS; a pack may declare it for the
         // disks the set exposes.
         let declared = exposed.get(r.id.as_str()).into_iter().flatten().find_map(|d| {
@@ -103,34 +138,25 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
                 _ => None,
             }
         });
-        let (unit, inferred, declared_in) = match (r.stripe_unit_bytes, dynamic, declared) {
-            (Some(u), _, _) => (u, false, None),
-            (None, _, Some((u, pack))) => (u, false, Some(pack)),
-            (None, true, None) => (DYNAMIC_STRIPE_UNIT, true, None),
-            (None, false, None) => {
+        let (unit, inferred, declared_in) = match (r.stripe_unit(), declared) {
+            (Some((u, false)), _) => (u, false, None),
+            (_, Some((u, pack))) => (u, false, Some(pack)),
+            (Some((u, true)), None) => (u, true, None),
+            (None, None) => {
                 cx.not_evaluated(r, "stripe_unit_bytes");
                 continue;
             }
         };
-        if (min..=max).contains(&unit) {
+        if (wanted.min..=wanted.max).contains(&unit) {
             continue;
         }
-        let wanted = if min == max {
-            units::bytes(min)
-        } else {
-            format!("{} to {}", units::bytes(min), units::bytes(max))
-        };
         let note = match (&declared_in, inferred) {
             (Some(pack), _) => format!(" (declared in {pack})"),
             (None, true) => " (a dynamic-disk striped volume always uses 64 KiB)".to_string(),
             (None, false) => String::new(),
         };
-        let message = format!(
-            "stripe unit is {}{note}; {} ({source}) calls for {wanted}",
-            units::bytes(unit),
-            spaces::workload_phrase(workload),
-        );
-        let target_bytes = if unit < min { min } else { max };
+        let message = format!("stripe unit is {}{note}{}", units::bytes(unit), wanted.calls_for());
+        let target_bytes = wanted.target(unit);
         let (target, target_kib) = (units::binary(target_bytes), target_bytes / 1024);
         let fix = match r.kind {
             Some(RaidKind::Dynamic) => format!(
@@ -150,7 +176,7 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
             ),
         };
         let finding = cx.report(r, "stripe_unit_bytes", message);
-        finding.values(units::bytes(unit), wanted).fix(fix);
+        finding.values(units::bytes(unit), wanted.text()).fix(fix);
         if inferred || declared_in.is_some() {
             // The value was not read from the snapshot; keep the pointer on the set.
             finding.field = None;
@@ -158,24 +184,54 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
     }
 }
 
-/// RAID 1 (a mirror) has no stripe unit to judge.
-fn is_mirror(level: Option<&str>) -> bool {
-    let level = level.unwrap_or("").to_ascii_lowercase().replace(['-', ' ', '_'], "");
-    matches!(level.as_str(), "raid1" | "1" | "mirror")
+/// Judges each striped LVM logical volume once: on the first volume mounted on it, else on its
+/// device-mapper disk (where the Linux collector records it), by name.
+fn lvm_volumes(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
+    let view = cx.view;
+    let mut seen: HashSet<&str> = HashSet::new();
+    for v in view.volumes.iter().flatten() {
+        if let Some(b @ Backing::Lvm { name, .. }) = &v.backed_by
+            && seen.insert(name.as_str())
+        {
+            judge_lvm(cx, v, b, wanted);
+        }
+    }
+    for d in view.disks.iter().flatten() {
+        if let Some(b @ Backing::Lvm { name, .. }) = &d.backed_by
+            && seen.insert(name.as_str())
+        {
+            judge_lvm(cx, d, b, wanted);
+        }
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_mirror;
-
-    #[test]
-    fn mirrors() {
-        assert!(is_mirror(Some("RAID 1")));
-        assert!(is_mirror(Some("raid1")));
-        assert!(!is_mirror(Some("raid10")));
-        assert!(!is_mirror(Some("raid5")));
-        assert!(!is_mirror(None));
+fn judge_lvm<T>(cx: &mut Ctx<'_, RaidStripeUnitParams>, at: &Located<T>, lvm: &Backing, wanted: &Wanted) {
+    let Backing::Lvm { name, stripes, stripe_unit_bytes, .. } = lvm else { return };
+    if *stripes == Some(1) {
+        return; // linear: each extent on one device, no stripe unit
     }
+    let Some(unit) = *stripe_unit_bytes else {
+        cx.not_evaluated(at, "backed_by/lvm/stripe_unit_bytes");
+        return;
+    };
+    if (wanted.min..=wanted.max).contains(&unit) {
+        return;
+    }
+    let over = stripes.map_or_else(String::new, |n| format!(", striped over {n} devices"));
+    let message =
+        format!("LVM volume {name}{over}: stripe unit is {}{}", units::bytes(unit), wanted.calls_for());
+    let target_kib = wanted.target(unit) / 1024;
+    let n = stripes.map_or_else(|| "<stripes>".to_string(), |n| n.to_string());
+    let (vg, lv) = name.split_once('/').unwrap_or(("<vg>", name.as_str()));
+    let fix = format!(
+        "The stripe unit of a logical volume is set when it is created: back up, then re-create it with a \
+         {} stripe unit (lvremove {vg}/{lv}; lvcreate --type striped -i {n} -I {target_kib}k -L <size> -n {lv} {vg}), \
+         re-create XFS with matching geometry (mkfs.xfs -d su={target_kib}k,sw={n}) and restore.",
+        units::binary(wanted.target(unit)),
+    );
+    cx.report(at, "backed_by/lvm/stripe_unit_bytes", message)
+        .values(units::bytes(unit), wanted.text())
+        .fix(fix);
 }
 
 #[cfg(test)]
@@ -224,6 +280,32 @@ mod dw_tests {
         let r = run_rule(&RAID_STRIPE_UNIT, SETS, Declarations::default(), &[]);
         assert_eq!(r.findings.len(), 1);
         assert!(r.findings[0].message.contains("calls for 65,536 B (64 KiB)"), "{}", r.findings[0].message);
+    }
+
+    #[test]
+    fn an_lvm_stripe_is_judged_once_with_an_lvcreate_fix() {
+        let lv = r#"{ "lvm": { "name": "vgsql/lvdata", "stripes": 4, "stripe_unit_bytes": 524288,
+                               "devices": ["sdb1", "sdc1", "sdd1", "sde1"] } }"#;
+        let snapshot = format!(
+            r#"{{ "schema_version": 1, "host": {{ "name": "lnx" }}, "raid_sets": [],
+                "disks": [ {{ "id": "dm-0", "backed_by": {lv} }} ],
+                "volumes": [ {{ "id": "/dev/dm-0", "mount_points": ["/var/opt/mssql/data"], "backed_by": {lv} }} ] }}"#
+        );
+        let r = run_rule(&RAID_STRIPE_UNIT, &snapshot, Declarations::default(), &[]);
+        assert_eq!(
+            r.findings.len(),
+            1,
+            "the volume and its dm disk are one logical volume: {:?}",
+            r.findings
+        );
+        let f = &r.findings[0];
+        assert_eq!(f.entity.label, "lnx › volume /var/opt/mssql/data");
+        assert_eq!(f.field.as_deref(), Some("backed_by/lvm/stripe_unit_bytes"));
+        assert!(f.fix.contains("lvcreate --type striped -i 4 -I 64k -L <size> -n lvdata vgsql"), "{}", f.fix);
+        assert!(f.fix.contains("mkfs.xfs -d su=64k,sw=4"), "{}", f.fix);
+        let dw = declared_workload(Workload::DataWarehouse, "rule-packs/data-warehouse.toml");
+        let r = run_rule(&RAID_STRIPE_UNIT, &snapshot, dw, &[]);
+        assert!(r.findings[0].fix.contains("-I 256k"), "{}", r.findings[0].fix);
     }
 
     #[test]
