@@ -83,17 +83,19 @@ fn every_printed_hint_pastes_into_a_pack_the_loader_reads() {
         "{entries:?}"
     );
 
-    // As printed: the loader refuses each placeholder, at its line, and says what to do.
-    fs::write(&pack, &text).unwrap();
-    let o = spindle(&["check", "--pack", pack.to_str().unwrap(), "win2003-sector63"]);
-    assert_eq!(o.status.code(), Some(2), "a placeholder never loads as a stripe unit");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.matches("stripe_unit_bytes must be positive").count(), all.len(), "{err}");
-    assert!(err.contains("placeholder of spindle's declare hint"), "{err}");
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with("stripe_unit_bytes = 0") {
-            assert!(err.contains(&format!("{}:{}:21", pack.display(), i + 1)), "line {}: {err}", i + 1);
-        }
+    // As printed: the loader refuses the placeholder, at its line, and says what to do. One hint
+    // per pack, so each error is the only one and is shown whole.
+    for h in &all {
+        let one = format!("name = \"hint\"\nextends = [\"recommended\"]\n\n{h}");
+        fs::write(&pack, &one).unwrap();
+        let o = spindle(&["check", "--pack", pack.to_str().unwrap(), "win2003-sector63"]);
+        assert_eq!(o.status.code(), Some(2), "a placeholder never loads as a stripe unit: {h}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&format!("{}:6:21: stripe_unit_bytes must be positive", pack.display())),
+            "{err}"
+        );
+        assert!(err.contains("placeholder of spindle's declare hint"), "{err}");
     }
 
     // Filled in: the pack loads, and no entity still asks for a declaration.
