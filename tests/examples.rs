@@ -1,4 +1,4 @@
-//! The bundled examples reproduce the seeds' cases; these are the findings a correct linter must
+//! The bundled examples reproduce published cases; these are the findings a correct linter must
 //! (and must not) report on them. See examples/README.md for the story behind each.
 
 use spindle_test_support::sarif as sarif_schema;
@@ -33,7 +33,7 @@ fn not_evaluated<'a>(host: &'a Value, code: &str) -> Vec<&'a Value> {
 }
 
 #[test]
-fn seed_001_server_1_sector_63() {
+fn erp_server_1_sector_63() {
     let h = check("win2003-sector63", &[]);
     let aln = findings(&h, "ALN001");
     assert!(!aln.is_empty());
@@ -55,7 +55,7 @@ fn seed_001_server_1_sector_63() {
 }
 
 #[test]
-fn seed_001_server_2_aligned_twin() {
+fn erp_server_2_aligned_twin() {
     let h = check("win2003-aligned", &[]);
     assert!(findings(&h, "ALN001").is_empty(), "65,536 B offsets are aligned");
     assert!(findings(&h, "FMT001").is_empty(), "64 KiB clusters");
@@ -68,7 +68,7 @@ fn seed_001_server_2_aligned_twin() {
 }
 
 #[test]
-fn seed_002_azure_storage_spaces() {
+fn azure_storage_spaces() {
     let h = check("azure-storage-spaces", &[]);
     let str1 = findings(&h, "STR001");
     assert!(str1.iter().any(|f| f["message"].as_str().unwrap().contains("8 of the 16")), "{str1:?}");
@@ -87,7 +87,7 @@ fn seed_002_azure_storage_spaces() {
 }
 
 #[test]
-fn seed_004_hdd_raid_shared_spindles() {
+fn hdd_raid_shared_spindles() {
     let h = check("hdd-raid-shared-spindles", &[]);
     assert!(!findings(&h, "MED001").is_empty(), "two logical drives, one set of spindles");
     assert!(findings(&h, "PLC001").is_empty(), "data and log are on different volumes");
@@ -135,6 +135,17 @@ fn every_example_gives_valid_sarif() {
         .output()
         .unwrap();
     let log = sarif_schema::assert_valid_sarif_text(&String::from_utf8(out.stdout).unwrap());
+    let driver = &log["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["informationUri"], "https://github.com/spindle-sql/spindle");
+    // Every rule links the first public reference of its docs.
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), spindle_rules::all().len());
+    for r in rules {
+        let meta = &spindle_rules::all().into_iter().find(|b| b.meta.code == r["id"]).unwrap().meta;
+        let first = spindle_core::references::reference_urls(&meta.docs()).first().map(|u| u.to_string());
+        assert_eq!(r["helpUri"].as_str().map(str::to_string), first, "{}", r["id"]);
+        assert!(r["helpUri"].as_str().is_some_and(|u| u.starts_with("https://")), "{}", r["id"]);
+    }
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert!(results.len() > 20);
     assert!(results.iter().all(|r| {

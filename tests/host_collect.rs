@@ -29,7 +29,7 @@ fn check_local(server: &str, extra: &[&str]) -> Output {
     spindle(&args)
 }
 
-/// The seed-001 layout as a golden image: MBR, one partition at sector 63, NTFS with 4 KiB
+/// The sector-63 ERP server's layout as a golden image: MBR, one partition at sector 63, NTFS with 4 KiB
 /// clusters.
 fn sector63_image(dir: &TempDir) -> std::path::PathBuf {
     let disk = dir.sparse("golden.img", 96 * MIB);

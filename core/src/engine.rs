@@ -18,6 +18,19 @@ pub struct ActiveRule<'r> {
     pub params: Params,
 }
 
+impl<'r> ActiveRule<'r> {
+    /// `rule` under its own code, at its default severity and parameters (no pack).
+    pub fn at_defaults(rule: &'r dyn Rule) -> Self {
+        let m = rule.meta();
+        ActiveRule {
+            rule,
+            code: m.code.to_string(),
+            severity: m.severity,
+            params: Params::defaults(m.params),
+        }
+    }
+}
+
 /// A rule selector as packs write it: a code (`ALN001`), a code prefix (`ALN`, `acme/`) or a
 /// rule name (`partition-offset-alignment`).
 pub fn selector_matches(selector: &str, code: &str, name: &str) -> bool {

@@ -19,6 +19,7 @@ pub mod names;
 #[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
+pub mod references;
 pub mod rule;
 #[cfg(feature = "packs")]
 pub mod schema;

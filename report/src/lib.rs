@@ -56,6 +56,12 @@ impl RuleInfo {
         RuleInfo::from_meta(&active.code, active.rule.meta(), active.severity)
     }
 
+    /// The rule's primary public reference: the first `https://` address under its docs'
+    /// References heading (SARIF's `helpUri`), if any.
+    pub fn help_uri(&self) -> Option<&str> {
+        spindle_core::references::reference_urls(&self.docs).first().copied()
+    }
+
     /// One section of the docs (`"What it checks"`), without its heading.
     pub fn doc_section(&self, heading: &str) -> Option<&str> {
         let marker = format!("## {heading}\n");

@@ -26,8 +26,8 @@ use spindle_core::view::HostView;
 pub const SARIF_SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-/// Where people learn about spindle: the package's `repository`, when the manifest sets one
-/// (SARIF makes `informationUri` optional; a made-up address would be worse than none).
+/// Where people learn about spindle: the workspace's `repository` (SARIF makes `informationUri`
+/// optional; should a manifest ever drop it, the log leaves it out rather than make one up).
 pub const INFORMATION_URI: Option<&str> = {
     let repository = env!("CARGO_PKG_REPOSITORY");
     if repository.is_empty() { None } else { Some(repository) }
@@ -316,6 +316,9 @@ struct RuleDescriptor<'a> {
     name: &'a str,
     short_description: Text<'a>,
     full_description: Text<'a>,
+    /// The rule's first public reference, when its docs list one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<&'a str>,
     help: Help<'a>,
     default_configuration: Configuration,
     properties: RuleProperties<'a>,
@@ -603,6 +606,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                                 .filter(|s| !s.is_empty())
                                 .unwrap_or(&r.summary),
                         },
+                        help_uri: r.help_uri(),
                         help: Help { text: &r.docs, markdown: &r.docs },
                         default_configuration: Configuration { level: r.severity.as_str() },
                         properties: RuleProperties { tags: [&r.category] },

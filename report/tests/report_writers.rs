@@ -39,7 +39,9 @@ declare_rule! {
     /// Realign, decompress, reformat.
     ///
     /// ## References
-    /// - None.
+    /// - A paper with no address, then the rule's primary reference (its `helpUri`), then another:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>,
+    ///   <https://example.com/second>.
     static TEST_RULE = {
         code: "TST001",
         name: "test-rule",
@@ -371,7 +373,15 @@ fn sarif_report_is_valid_and_complete() {
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "spindle");
     assert_eq!(driver["version"], VERSION);
+    assert_eq!(driver["informationUri"], "https://github.com/spindle-sql/spindle");
     let rule = &driver["rules"][0];
+    assert_eq!(
+        rule["helpUri"],
+        "https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)"
+    );
+    // TST002's docs have no References heading: no helpUri rather than a made-up one.
+    assert_eq!(driver["rules"][1]["id"], "TST002");
+    assert!(driver["rules"][1].get("helpUri").is_none(), "{}", driver["rules"][1]);
     assert_eq!(rule["id"], "TST001");
     assert_eq!(rule["name"], "test-rule");
     assert_eq!(rule["shortDescription"]["text"], "Test facts are right");

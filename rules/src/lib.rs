@@ -4,6 +4,7 @@
 
 pub mod alignment;
 pub mod capacity;
+mod commands;
 pub mod format;
 pub mod growth;
 pub mod latency;

@@ -374,7 +374,18 @@ impl Resolver<'_> {
             }
             for s in declare.stripe_unit {
                 if *s.stripe_unit_bytes.get_ref() == 0 {
-                    self.err(src, s.stripe_unit_bytes.span(), "stripe_unit_bytes must be positive", None);
+                    // 0 is also what a declare hint prints: say what to put there.
+                    let help = format!(
+                        "{} is the placeholder of spindle's declare hint: replace it with the stripe unit \
+                         in bytes (KiB × 1024), as the tool named beside it shows",
+                        crate::declare::PLACEHOLDER_STRIPE_UNIT_BYTES
+                    );
+                    self.err(
+                        src,
+                        s.stripe_unit_bytes.span(),
+                        "stripe_unit_bytes must be positive",
+                        Some(help),
+                    );
                     continue;
                 }
                 self.cfg.declarations.stripes.push(DeclaredStripe {

@@ -3,6 +3,8 @@ use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
+use super::recreate::recreate_partition;
+
 declare_rule! {
     /// ## What it checks
     /// Every partition starts at a multiple of its disk's physical sector size
@@ -30,11 +32,15 @@ declare_rule! {
     /// `fsutil fsinfo sectorinfo E:` or `/sys/block/sdb/queue/physical_block_size`.
     ///
     /// ## References
-    /// - Seed `000_48ca52fdbe0185ea.txt`: the 63-sector (32,256-byte) default offset and why it
-    ///   doubles I/Os.
-    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): 1,024 KiB
-    ///   default offset since Windows Server 2008. The sector sizes come from `MSFT_Disk`
-    ///   `LogicalSectorSize` / `PhysicalSectorSize` (Linux: `queue/physical_block_size`).
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): the 63-sector
+    ///   (32,256-byte) default offset of Windows Server 2003 and older, and the 1,024 KiB default
+    ///   since Windows Server 2008:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>
+    /// - Microsoft Learn, "Troubleshoot errors related to system disk sector size greater than
+    ///   4 KB": logical and physical sector sizes and how SQL Server reads them:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/database-file-operations/troubleshoot-os-4kb-disk-sector-size>
+    /// - Linux kernel, "Queue sysfs files" (`physical_block_size`):
+    ///   <https://www.kernel.org/doc/html/latest/block/queue-sysfs.html>
     pub static PHYSICAL_SECTOR_ALIGNMENT = {
         code: "ALN004",
         name: "physical-sector-alignment",
@@ -92,9 +98,13 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             units::bytes(remainder),
             units::bytes(sector),
         );
-        cx.report(p, "offset_bytes", message).values(
-            units::bytes(offset),
-            format!("a multiple of the disk's {} physical sector", units::bytes(sector)),
-        );
+        let fix =
+            recreate_partition(view, p, sector, &format!("the {} physical sector", units::bytes(sector)));
+        cx.report(p, "offset_bytes", message)
+            .values(
+                units::bytes(offset),
+                format!("a multiple of the disk's {} physical sector", units::bytes(sector)),
+            )
+            .fix(fix);
     }
 }

@@ -1,9 +1,11 @@
 //! Shared by ALN002 and ALN003: naming the stripe unit a finding used, and explaining why no
 //! stripe unit is known (with the pack declaration that would provide one).
 
-use spindle_core::facts::Backing;
+use spindle_core::facts::{Backing, RaidKind};
 use spindle_core::units;
 use spindle_core::view::{HostView, Stripe, StripeSource};
+
+use crate::commands::{dev_path, ps_string, sh_word};
 
 /// `the 256 KiB interleave of virtual disk SQLData`, `the 64 KiB stripe unit of RAID set array-a`,
 /// `the 256 KiB stripe unit (declared in packs/san.toml)`.
@@ -69,15 +71,50 @@ pub(super) fn unknown(view: &HostView, backing: Option<&Backing>, entity_key: &s
                 .to_string(),
         ),
     };
-    (missing.to_string(), format!("{why}; {}", declare_hint(entity_key)))
+    (missing.to_string(), format!("{why}; {}", declare_hint(entity_key, &reveal(view, backing))))
 }
 
-/// How to declare a stripe unit in a rule pack for `entity_key`.
-pub(super) fn declare_hint(entity_key: &str) -> String {
+/// What shows the stripe unit of something built on `backing`, for the declare hint: the tool
+/// that reads it where the operating system cannot.
+pub(super) fn reveal(view: &HostView, backing: Option<&Backing>) -> String {
+    const CONTROLLER: &str = "the RAID controller's CLI (Dell/Broadcom `perccli /c0/vall show all` or \
+                              `storcli /c0/vall show all`: Strip Size; HPE `ssacli ctrl all show config detail`: \
+                              Strip Size)";
+    match backing {
+        Some(Backing::VirtualDisk(id)) => {
+            let name = view
+                .virtual_disk_index(id)
+                .and_then(|i| view.virtual_disks.as_ref()?.get(i))
+                .and_then(|vd| vd.name.clone())
+                .unwrap_or_else(|| id.clone());
+            format!(
+                "`Get-VirtualDisk -FriendlyName {} | Format-List Interleave, NumberOfColumns` (Interleave)",
+                ps_string(&name)
+            )
+        }
+        Some(Backing::RaidSet(id)) => {
+            let md =
+                view.raid_set_index(id).and_then(|i| view.raid_sets.as_ref()?.get(i)).and_then(|r| r.kind)
+                    == Some(RaidKind::Md);
+            if md {
+                format!("`mdadm --detail {}` (Chunk Size)", sh_word(&dev_path(id)))
+            } else {
+                CONTROLLER.to_string()
+            }
+        }
+        Some(Backing::Lvm { name, .. }) => format!("`lvs -o +stripes,stripe_size {}`", sh_word(name)),
+        Some(Backing::Partitions(_)) | None => {
+            format!("the SAN array's management console (the LUN's stripe or segment size) or {CONTROLLER}")
+        }
+    }
+}
+
+/// How to declare a stripe unit in a rule pack for `entity_key`: the TOML entry to paste, whose
+/// placeholder `reveal` (the tool that shows the value) replaces.
+pub(super) fn declare_hint(entity_key: &str, reveal: &str) -> String {
     format!(
-        "declare it in a rule pack: [[declare.stripe_unit]] entity = \"{entity_key}\" (a glob on the \
-         entity key or label), stripe_unit_bytes = 262144 (the array's stripe unit in bytes; 262144 \
-         is 256 KiB)"
+        "declare it in a rule pack (`entity` is a glob on the entity key or label):\n{}",
+        spindle_core::declare::stripe_unit_hint(entity_key, reveal)
     )
 }
 

@@ -1,9 +1,13 @@
 use spindle_core::declare_rule;
-use spindle_core::facts::Backing;
+use spindle_core::facts::{Backing, RaidKind, Volume};
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
+use spindle_core::view::{HostView, Stripe, StripeSource};
 
+use crate::commands::{dev_path, format_volume, is_linux, linux_device, ps_string, sh_word};
+
+use super::recreate::gcd;
 use super::stripe_facts::{self, ratio};
 use crate::straddle::straddle_share;
 
@@ -38,10 +42,12 @@ declare_rule! {
     ///
     /// ## References
     /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009):
-    ///   `stripe_unit_size / file_allocation_unit_size` must be an integer.
-    /// - Seed `000_48ca52fdbe0185ea.txt` (stripe unit of 16 clusters, 64 KiB clusters for data,
-    ///   log and tempdb) and `002_dc6ecdf29a1f52c4.txt` (64 KiB / 256 KiB interleave, 64 KiB
-    ///   allocation unit).
+    ///   `stripe_unit_size / file_allocation_unit_size` must be an integer; 64 KiB clusters for
+    ///   volumes holding data, log and tempdb files:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>
+    /// - Azure, "Storage configuration for SQL Server VMs": 64 KiB interleave for OLTP, 256 KiB for
+    ///   data warehousing, volumes formatted with 64 KiB allocation units:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/storage-configuration>
     pub static STRIPE_UNIT_ALLOCATION_UNIT = {
         code: "ALN003",
         name: "stripe-unit-allocation-unit",
@@ -80,7 +86,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                     "backed_by".to_string(),
                     format!(
                         "what the volume is built on was not collected, so its stripe unit is unknown; {}",
-                        stripe_facts::declare_hint(key)
+                        stripe_facts::declare_hint(key, &stripe_facts::reveal(view, None))
                     ),
                 ),
                 Some(_) => stripe_facts::unknown(view, backing, key),
@@ -113,11 +119,75 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             units::binary(au),
             ratio(unit, au),
         );
-        cx.report(v, "allocation_unit_bytes", message).values(
-            format!("{} ÷ {} = {}", units::binary(unit), units::binary(au), ratio(unit, au)),
-            "a whole number",
-        );
+        let fix = rebuild_fix(view, v, &stripe, au);
+        cx.report(v, "allocation_unit_bytes", message)
+            .values(
+                format!("{} ÷ {} = {}", units::binary(unit), units::binary(au), ratio(unit, au)),
+                "a whole number",
+            )
+            .fix(fix);
     }
+}
+
+/// Rebuild the striping under `v` with a 64 KiB multiple, or reformat `v` with clusters that
+/// divide the stripe unit: both written for this volume and what is under it.
+fn rebuild_fix(view: &HostView, v: &Volume, stripe: &Stripe, au: u64) -> String {
+    let name = v.display_name();
+    let rebuild = match &stripe.source {
+        StripeSource::VirtualDisk(i) => {
+            let vd = view.virtual_disks.as_ref().and_then(|vds| vds.get(*i));
+            let vd_name = vd.map_or("", |vd| vd.name.as_deref().unwrap_or(&vd.id));
+            let pool =
+                vd.and_then(|vd| view.pool(&vd.pool_id)).map_or("", |p| p.name.as_deref().unwrap_or(&p.id));
+            let columns =
+                vd.and_then(|vd| vd.columns).map_or_else(|| "<columns>".to_string(), |c| c.to_string());
+            format!(
+                "a new virtual disk: `New-VirtualDisk -StoragePoolFriendlyName {} -FriendlyName {} \
+                 -NumberOfColumns {columns} -Interleave 64KB -UseMaximumSize`",
+                ps_string(pool),
+                ps_string(&format!("{vd_name}-new"))
+            )
+        }
+        StripeSource::RaidSet(i) => match view.raid_sets.as_ref().and_then(|r| r.get(*i)) {
+            Some(r) if r.kind == Some(RaidKind::Md) => {
+                format!(
+                    "the md array: `mdadm --grow {} --chunk=64` (after a backup)",
+                    sh_word(&dev_path(&r.id))
+                )
+            }
+            Some(r) => format!("RAID set {} with a 64 KiB stripe unit in the controller's tool", r.id),
+            None => "the RAID set with a 64 KiB stripe unit".to_string(),
+        },
+        StripeSource::DynamicDisk(i) => {
+            let id = view.raid_sets.as_ref().and_then(|r| r.get(*i)).map_or("", |r| r.id.as_str());
+            format!(
+                "dynamic-disk striped set {id} as a Storage Spaces virtual disk with `-Interleave 64KB` or more \
+                 (a dynamic-disk stripe unit is always 64 KiB and cannot be changed)"
+            )
+        }
+        StripeSource::Lvm(lv) => {
+            format!("LVM volume {} striped at 64 KiB: `lvcreate -i <stripes> -I 64k`", sh_word(lv))
+        }
+        StripeSource::Declared(pack) => {
+            format!("the array with a 64 KiB stripe unit, and update the declaration in {pack}")
+        }
+    };
+    let fits = gcd(stripe.unit_bytes, 65_536).min(au);
+    let reformat = if is_linux(view, v) {
+        let dev = linux_device(v).unwrap_or(&v.id);
+        format!("`mkfs.xfs -f -b size={fits} {}`", sh_word(dev))
+    } else {
+        let fs =
+            v.filesystem.as_deref().filter(|f| f.eq_ignore_ascii_case("refs")).map_or("NTFS", |_| "ReFS");
+        format!("`{}`", format_volume(v, fs, fits))
+    };
+    format!(
+        "Keep 64 KiB clusters and rebuild the striping under {name} with a stripe unit that is a multiple \
+         of 64 KiB: {rebuild}; or reformat {name} with {} clusters, which divide the {} stripe unit: \
+         {reformat}. Either way, move the data off {name} first.",
+        units::binary(fits),
+        units::binary(stripe.unit_bytes),
+    )
 }
 
 fn capitalize(s: &str) -> String {

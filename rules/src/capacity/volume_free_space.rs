@@ -2,7 +2,10 @@ use spindle_core::declare_rule;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
-use crate::format::db_volumes::{any_file, volumes_holding};
+use spindle_core::view::HostView;
+
+use crate::commands::{drive_letter, get_volume, is_linux, linux_mount, sh_word, tsql_string};
+use crate::format::db_volumes::{DbVolume, any_file, volumes_holding};
 
 declare_rule! {
     /// ## What it checks
@@ -32,7 +35,10 @@ declare_rule! {
     ///   Shrinking data files is a last resort: it fragments indexes.
     ///
     /// ## References
-    /// - dbachecks `DiskCapacity` check: 20 % free space on volumes holding database files.
+    /// - dbachecks `DiskCapacity` check: 20 % free space on volumes holding database files:
+    ///   <https://github.com/dataplat/dbachecks>
+    /// - Microsoft, "Troubleshoot a full transaction log (SQL Server Error 9002)":
+    ///   <https://learn.microsoft.com/sql/relational-databases/logs/troubleshoot-a-full-transaction-log-sql-server-error-9002>
     pub static VOLUME_FREE_SPACE = {
         code: "CAP001",
         name: "volume-free-space",
@@ -81,11 +87,59 @@ fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
             units::percent(min_percent / 100.0),
             dv.describe_files()
         );
-        cx.report(v, "free_bytes", message).values(
-            format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
-            format!("at least {} free", units::percent(min_percent / 100.0)),
-        );
+        let fix = make_room_fix(cx.view, &dv);
+        cx.report(v, "free_bytes", message)
+            .values(
+                format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
+                format!("at least {} free", units::percent(min_percent / 100.0)),
+            )
+            .fix(fix);
     }
+}
+
+/// See what takes the space on this volume, extend it, or move a database off: the commands for
+/// this volume and one of its files.
+fn make_room_fix(view: &HostView, dv: &DbVolume<'_>) -> String {
+    let v = dv.volume;
+    let name = v.display_name();
+    let (look, extend) = if is_linux(view, v) {
+        let at = sh_word(linux_mount(v).unwrap_or(&v.id));
+        (
+            format!("`df -h {at}`"),
+            format!("`xfs_growfs {at}` (ext4: `resize2fs` on the device) after growing the device"),
+        )
+    } else {
+        let extend = match drive_letter(v) {
+            Some(l) => format!(
+                "`Resize-Partition -DriveLetter {l} -Size (Get-PartitionSupportedSize -DriveLetter {l}).SizeMax`"
+            ),
+            None => format!(
+                "`$p = {} | Get-Partition; $p | Resize-Partition -Size ($p | Get-PartitionSupportedSize).SizeMax`",
+                get_volume(v)
+            ),
+        };
+        (
+            format!("`{} | Select-Object Size, SizeRemaining`", get_volume(v)),
+            format!("{extend} after growing the LUN or virtual disk"),
+        )
+    };
+    let sql = dv
+        .files
+        .first()
+        .map(|(db, f)| {
+            let file = f.file_id.map_or_else(|| "1".to_string(), |id| id.to_string());
+            format!(
+                ", and from SQL Server `SELECT * FROM sys.dm_os_volume_stats(DB_ID({}), {file})`",
+                tsql_string(&db.db.name)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "- See what takes the space on {name}: {look}{sql}.\n\
+         - Extend {name}: {extend}; or move a database to another volume.\n\
+         - Reclaim space that is not the databases': old backups, dumps, copies of files. Shrinking \
+         data files is a last resort: it fragments indexes."
+    )
 }
 
 #[cfg(test)]

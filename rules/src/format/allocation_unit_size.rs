@@ -4,7 +4,8 @@ use spindle_core::finding::Severity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
-use super::db_volumes::{data_or_log, fs_name, volumes_holding};
+use super::db_volumes::{DbVolume, data_or_log, fs_name, volumes_holding};
+use crate::commands::{drive_letter, format_volume, move_file, ps_string, relocated};
 
 declare_rule! {
     /// ## What it checks
@@ -54,15 +55,16 @@ declare_rule! {
     /// 4. Move the files back and bring the databases online.
     ///
     /// ## References
-    /// - Seed `001_db29c6f2a9e66287.txt`: 4 KiB vs 64 KiB clusters on identical servers, 149.4 ms
-    ///   vs 74 ms average reads.
-    /// - Seed `000_48ca52fdbe0185ea.txt`: 64 KiB clusters recommended for data, log and tempdb
-    ///   files; `format /fs:ntfs /A:64K`.
     /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): 64 KiB
-    ///   allocation unit; `stripe_unit_size / file_allocation_unit_size` an integer.
+    ///   allocation unit; `stripe_unit_size / file_allocation_unit_size` an integer:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>
     /// - Azure, "Storage configuration for SQL Server VMs": 64 KiB for data and log volumes, the
-    ///   temporary disk keeps its default.
-    /// - SQL Server Assessment API rule `NtfsBlockSizeNotFormatted`.
+    ///   temporary disk keeps its default:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/storage-configuration>
+    /// - SQL Server Assessment API (rule `NtfsBlockSizeNotFormatted`):
+    ///   <https://learn.microsoft.com/sql/tools/sql-assessment-api/sql-assessment-api-overview>
+    /// - The ERP case above: average read stall per file from `sys.dm_io_virtual_file_stats`,
+    ///   149.4 ms with 4 KiB clusters and sector-63 partitions, 74 ms aligned with 64 KiB clusters.
     pub static ALLOCATION_UNIT_SIZE = {
         code: "FMT001",
         name: "allocation-unit-size",
@@ -102,7 +104,10 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
                 units::binary(expected),
                 65_536_u64.div_ceil(au.max(1)),
             );
-            cx.report(v, "allocation_unit_bytes", message).values(units::bytes(au), units::bytes(expected));
+            let fs = if kind == FsKind::Refs { "ReFS" } else { "NTFS" };
+            cx.report(v, "allocation_unit_bytes", message)
+                .values(units::bytes(au), units::bytes(expected))
+                .fix(reformat_fix(&dv, fs, expected));
         } else {
             let message = format!(
                 "{} volume {} uses {} clusters; more than {} brings SQL Server nothing, as it \
@@ -116,10 +121,50 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
                 .values(units::bytes(au), units::bytes(expected))
                 .severity(Severity::Note)
                 .fix(format!(
-                    "Nothing is urgent: at the next rebuild of this volume, format it with {} \
-                     clusters (`Format-Volume -AllocationUnitSize {expected}`).",
-                    units::binary(expected)
+                    "Nothing is urgent: at the next rebuild of {}, format it with {} clusters (`{}`).",
+                    v.display_name(),
+                    units::binary(expected),
+                    format_volume(v, if kind == FsKind::Refs { "ReFS" } else { "NTFS" }, expected)
                 ));
         }
     }
 }
+
+/// Move the files off this volume, reformat it with `expected`-byte clusters, move them back:
+/// each step named for this volume and its files.
+fn reformat_fix(dv: &DbVolume<'_>, fs: &str, expected: u64) -> String {
+    let v = dv.volume;
+    let name = v.display_name();
+    let check = match drive_letter(v) {
+        Some(l) => format!("`Get-Volume -DriveLetter {l} | Select-Object FileSystem, AllocationUnitSize`"),
+        None => format!(
+            "`Get-CimInstance Win32_Volume | Where-Object Name -eq {} | Select-Object Name, BlockSize`",
+            ps_string(v.mount_points.first().unwrap_or(&v.id))
+        ),
+    };
+    let moves: Vec<String> = dv
+        .files
+        .iter()
+        .take(MOVES_SHOWN)
+        .map(|(db, f)| format!("   {}", move_file(&db.db.name, f, &relocated(f, "new folder"))))
+        .collect();
+    let more = match dv.files.len().saturating_sub(MOVES_SHOWN) {
+        0 => String::new(),
+        n => format!("\n   -- and the same for the {n} other files on {name}"),
+    };
+    format!(
+        "The cluster size is set when the volume is formatted, so the files must move off {name} while \
+         it is reformatted (or move to a new {} volume):\n\n\
+         1. Check: {check}.\n\
+         2. Take the databases offline and move their files off {name} (tempdb's are recreated at \
+         start-up: point them elsewhere and restart), or back up and restore elsewhere:\n{}{more}\n\
+         3. Reformat: `{}`.\n\
+         4. Move the files back to their folders on {name} and bring the databases online.",
+        units::binary(expected),
+        moves.join("\n"),
+        format_volume(v, fs, expected),
+    )
+}
+
+/// The files whose move a fix spells out; the rest are counted.
+const MOVES_SHOWN: usize = 3;

@@ -113,13 +113,7 @@ mod tests {
     use spindle_core::facts::Snapshot;
     use spindle_core::view::Document;
 
-    fn vol(id: &str, mounts: &[&str]) -> Volume {
-        Volume {
-            id: id.into(),
-            mount_points: mounts.iter().map(|s| s.to_string()).collect(),
-            ..Default::default()
-        }
-    }
+    use crate::commands::test_volume as vol;
 
     fn view(os: Option<OsFamily>) -> HostView {
         let mut v = HostView::build(vec![], Default::default());

@@ -5,6 +5,7 @@ use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{any_file, fs_name, os_of_volume, volumes_holding};
+use crate::commands::{format_volume, fstab_path, linux_device, linux_mount, sh_word};
 
 declare_rule! {
     /// ## What it checks
@@ -49,10 +50,14 @@ declare_rule! {
     /// ## References
     /// - Microsoft, "Performance best practices and configuration guidelines for SQL Server on
     ///   Linux": "SQL Server supports both ext4 and XFS filesystems ... Microsoft recommends
-    ///   using XFS filesystem for hosting the SQL Server data and transaction log files."
+    ///   using XFS filesystem for hosting the SQL Server data and transaction log files":
+    ///   <https://learn.microsoft.com/sql/linux/sql-server-linux-performance-best-practices>
     /// - Microsoft, "Installation guidance for SQL Server on Linux", system requirements: "XFS or
-    ///   EXT4 (other file systems, such as BTRFS, are unsupported)".
-    /// - Seed `000_48ca52fdbe0185ea.txt`: data volumes formatted NTFS (`format /fs:ntfs /A:64K`).
+    ///   EXT4 (other file systems, such as BTRFS, are unsupported)":
+    ///   <https://learn.microsoft.com/sql/linux/sql-server-linux-setup>
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): data volumes
+    ///   formatted NTFS with 64 KiB clusters:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>
     pub static FILESYSTEM_TYPE = {
         code: "FMT003",
         name: "filesystem-type",
@@ -98,8 +103,15 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                     fs_name(v),
                     dv.describe_files()
                 );
+                let fix = format!(
+                    "Move the files to a volume formatted NTFS or ReFS (Windows) or XFS (Linux), or empty {} \
+                     and reformat it; move database files by pointing them at their new paths (`MODIFY FILE`) \
+                     and copying them while the database is offline.",
+                    v.display_name()
+                );
                 cx.report(v, "filesystem", message)
-                    .values(fs_name(v).to_string(), "NTFS or ReFS (Windows), XFS (Linux)");
+                    .values(fs_name(v).to_string(), "NTFS or ReFS (Windows), XFS (Linux)")
+                    .fix(fix);
                 continue;
             }
             _ => {
@@ -130,10 +142,12 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 cx.report(v, "filesystem", message)
                     .values(fs_name(v).to_string(), "XFS")
                     .severity(Severity::Note)
-                    .fix(
-                        "Nothing is urgent: when this volume is next rebuilt or replaced, format \
-                         it XFS (`mkfs.xfs -f -L sqldata /dev/…`) and mount it with `noatime`.",
-                    );
+                    .fix(format!(
+                        "Nothing is urgent: when {} is next rebuilt or replaced, format it XFS \
+                         ({}) and mount it with `noatime`.",
+                        v.display_name(),
+                        mkfs_xfs(v)
+                    ));
             }
             Verdict::Wrong => {
                 let message = format!(
@@ -143,8 +157,36 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                     fs_name(v),
                     dv.describe_files()
                 );
-                cx.report(v, "filesystem", message).values(fs_name(v).to_string(), expected);
+                let fix = match os {
+                    OsFamily::Linux => format!(
+                        "Move the files to an XFS volume, or empty {name} and reformat it: {}, then mount it \
+                         with `noatime` in `/etc/fstab` (`UUID=<uuid> {} xfs rw,attr2,noatime 0 0`).",
+                        mkfs_xfs(v),
+                        fstab_path(linux_mount(v).unwrap_or("<mount point>")),
+                        name = v.display_name(),
+                    ),
+                    _ => format!(
+                        "Move the files to an NTFS or ReFS volume, or empty {} and reformat it: `{}` (or \
+                         `-FileSystem ReFS`). Move the database files by pointing them at their new paths \
+                         (`MODIFY FILE`) and copying them while the database is offline.",
+                        v.display_name(),
+                        format_volume(v, "NTFS", 65536)
+                    ),
+                };
+                cx.report(v, "filesystem", message).values(fs_name(v).to_string(), expected).fix(fix);
             }
+        }
+    }
+}
+
+/// `mkfs.xfs` for this volume's device (with the RAID geometry left for the user to add).
+fn mkfs_xfs(v: &spindle_core::facts::Volume) -> String {
+    match linux_device(v) {
+        Some(d) => {
+            format!("`mkfs.xfs -f {}` (add `-d su=<stripe unit>,sw=<data disks>` on a RAID set)", sh_word(d))
+        }
+        None => {
+            "`mkfs.xfs -f <device>` (add `-d su=<stripe unit>,sw=<data disks>` on a RAID set)".to_string()
         }
     }
 }

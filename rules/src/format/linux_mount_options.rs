@@ -4,6 +4,7 @@ use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{data_or_log, fs_name, is_linux_fs, os_of_volume, volumes_holding};
+use crate::commands::{fstab_path, linux_device, linux_mount, sh_word};
 
 declare_rule! {
     /// ## What it checks
@@ -34,7 +35,10 @@ declare_rule! {
     /// ## References
     /// - Microsoft, "Performance best practices and configuration guidelines for SQL Server on
     ///   Linux", section "Disable last accessed date and time on filesystems for SQL Server data
-    ///   and log files" (`noatime`; fstab example `rw,attr2,noatime`).
+    ///   and log files" (`noatime`; fstab example `rw,attr2,noatime`):
+    ///   <https://learn.microsoft.com/sql/linux/sql-server-linux-performance-best-practices>
+    /// - `mount(8)`, the `noatime`, `relatime` and `lazytime` options:
+    ///   <https://man7.org/linux/man-pages/man8/mount.8.html>
     pub static LINUX_MOUNT_OPTIONS = {
         code: "FMT004",
         name: "linux-mount-options",
@@ -104,7 +108,24 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             atime_mode(&opts),
             dv.describe_files()
         );
-        cx.report(v, "mount_options", message).values(opts.join(","), "noatime");
+        let at = linux_mount(v).unwrap_or(&v.id);
+        let mount = sh_word(at);
+        let fs = v.filesystem.as_deref().unwrap_or("xfs");
+        let uuid =
+            linux_device(v).map(|d| format!(" (`blkid {}` gives the UUID)", sh_word(d))).unwrap_or_default();
+        let fix = format!(
+            "Add `noatime` to the options of {mount} in `/etc/fstab`, referring to the device by UUID{uuid}:\n\n\
+             `UUID=<uuid> {} {fs} {},noatime 0 0`\n\n\
+             then apply it without a restart: `mount -o remount,noatime {mount}`, and check with \
+             `findmnt -no OPTIONS {mount}`.",
+            fstab_path(at),
+            opts.iter()
+                .filter(|o| !matches!(**o, "relatime" | "strictatime" | "atime"))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        cx.report(v, "mount_options", message).values(opts.join(","), "noatime").fix(fix);
     }
 }
 

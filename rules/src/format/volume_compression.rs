@@ -4,6 +4,7 @@ use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
 use super::db_volumes::{any_file, volumes_holding};
+use crate::commands::{cmd_path, drive_letter};
 
 declare_rule! {
     /// ## What it checks
@@ -36,11 +37,13 @@ declare_rule! {
     ///
     /// ## References
     /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": compression
-    ///   and EFS make SQL Server's asynchronous I/O synchronous.
-    /// - Microsoft, "Asynchronous disk I/O appears as synchronous on Windows" (KB 156932):
-    ///   NTFS compression and encryption are among the causes.
+    ///   and EFS make SQL Server's asynchronous I/O synchronous:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/performance/troubleshoot-sql-io-performance>
     /// - Microsoft, "Description of support for SQL Server databases on compressed volumes":
-    ///   read-only databases and filegroups only.
+    ///   read-only databases and filegroups only:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/database-file-operations/support-databases-compressed-volumes>
+    /// - Microsoft, "Asynchronous disk I/O appears as synchronous on Windows" (KB 156932): NTFS
+    ///   compression and encryption are among the causes.
     pub static VOLUME_COMPRESSION = {
         code: "FMT002",
         name: "volume-compression",
@@ -71,7 +74,15 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 v.display_name(),
                 dv.describe_files()
             );
-            cx.report(v, "compressed", message).values("compression on", "compression off");
+            let dir = cmd_path(v.mount_points.first().unwrap_or(&v.id));
+            let letter =
+                drive_letter(v).map(|l| format!(" and `fsutil fsinfo volumeinfo {l}:`")).unwrap_or_default();
+            cx.report(v, "compressed", message).values("compression on", "compression off").fix(format!(
+                "With the databases offline, `compact /U /S:{dir} /I /Q` decompresses the files on {} and \
+                 clears the folders' compress attribute so new files are not compressed; check with \
+                 `compact /S:{dir}`{letter}.",
+                v.display_name()
+            ));
         }
         let encrypted = if no_encryption && v.encrypted.is_none() {
             Some(false)
@@ -84,7 +95,13 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 v.display_name(),
                 dv.describe_files()
             );
-            cx.report(v, "encrypted", message).values("EFS in use", "no EFS");
+            let dir = cmd_path(v.mount_points.first().unwrap_or(&v.id));
+            cx.report(v, "encrypted", message).values("EFS in use", "no EFS").fix(format!(
+                "With the databases offline, `cipher /D /S:{dir}` decrypts the files on {} in place; check \
+                 with `cipher /S:{dir}`. To encrypt data at rest use Transparent Data Encryption or \
+                 BitLocker instead, which keep I/O asynchronous.",
+                v.display_name()
+            ));
         }
     }
 }

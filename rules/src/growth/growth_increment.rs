@@ -24,8 +24,9 @@ declare_rule! {
     /// file in a new piece of the volume (fragmenting it) and, for data files without instant
     /// file initialization and for every log file, zero-writing the new space first. On a log
     /// file each growth also adds virtual log files; thousands of small ones slow recovery,
-    /// restores and log backups. 64 MiB is the floor of the public autogrowth guidance
-    /// (domain.md §8) and the increment dbatools' `Set-DbaDbFileGrowth` sets by default.
+    /// restores and log backups. 64 MiB is the floor of the public autogrowth guidance (sp_Blitz,
+    /// dbachecks, the SQL Assessment API) and the increment dbatools' `Set-DbaDbFileGrowth` sets
+    /// by default.
     ///
     /// ## How to fix
     /// Set a larger fixed increment:
@@ -38,10 +39,13 @@ declare_rule! {
     /// next year so that autogrowth is the safety net, not the plan.
     ///
     /// ## References
-    /// - sp_Blitz check 158 ("File growth set to 1MB", on files of about 1 GB and more).
-    /// - dbachecks `FileGrowthValue` (and its pages-vs-KB slip); SQL Assessment API rule
-    ///   `FilesAutogrowth`.
-    /// - domain.md §8, autogrowth: growth ≥ 64 MiB; no 1 MiB growth on files over 1 GiB.
+    /// - sp_Blitz check 158 ("File growth set to 1MB", on files of about 1 GB and more):
+    ///   <https://github.com/BrentOzarULTD/SQL-Server-First-Responder-Kit/blob/main/Documentation/sp_Blitz_Checks_by_Priority.md>
+    /// - dbachecks `FileGrowthValue` (and its pages-vs-KB slip):
+    ///   <https://github.com/dataplat/dbachecks>
+    /// - dbatools `Set-DbaDbFileGrowth` (64 MB by default): <https://docs.dbatools.io/Set-DbaDbFileGrowth>
+    /// - Microsoft, "Considerations for the autogrow and autoshrink settings in SQL Server":
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/database-file-operations/considerations-autogrow-autoshrink>
     pub static GROWTH_INCREMENT = {
         code: "GRW002",
         name: "growth-increment",

@@ -17,8 +17,9 @@ declare_rule! {
     /// 500 GiB file is 50 GiB, and each growth is larger than the last. The transaction that
     /// triggers a growth waits for it. Without instant file initialization (GRW003) SQL Server
     /// writes zeros over every new byte of a data file first, and it always does for log files
-    /// (SQL Server 2022 excepts log growths of 64 MB or less): at the 140 MB/s an iSCSI LUN
-    /// wrote in seed 003, a 50 GiB growth is six minutes of blocked writes. A large percentage
+    /// (SQL Server 2022 excepts log growths of 64 MB or less): at 140 MB/s, what a published
+    /// test measured for sequential writes to a RAID 10 LUN over two 1 Gb/s iSCSI paths, a
+    /// 50 GiB growth is six minutes of blocked writes. A large percentage
     /// growth can also claim the last free space of the volume at once, where a fixed increment
     /// would have left room to react.
     ///
@@ -34,10 +35,14 @@ declare_rule! {
     /// data files (GRW003).
     ///
     /// ## References
-    /// - sp_Blitz check 82 ("File growth set to percent").
-    /// - SQL Assessment API rule `FilesAutogrowth`.
-    /// - Seed `003_5f883d6e57d71233.txt`: 140 MB/s writes on an iSCSI LUN, the rate used above
-    ///   to turn growth sizes into seconds.
+    /// - Microsoft, "Considerations for the autogrow and autoshrink settings in SQL Server":
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/database-file-operations/considerations-autogrow-autoshrink>
+    /// - Microsoft Learn, "ALTER DATABASE File and Filegroup options" (`FILEGROWTH`):
+    ///   <https://learn.microsoft.com/sql/t-sql/statements/alter-database-transact-sql-file-and-filegroup-options>
+    /// - sp_Blitz check 82 ("File growth set to percent"):
+    ///   <https://github.com/BrentOzarULTD/SQL-Server-First-Responder-Kit/blob/main/Documentation/sp_Blitz_Checks_by_Priority.md>
+    /// - SQL Server Assessment API (rule `FilesAutogrowth`):
+    ///   <https://learn.microsoft.com/sql/tools/sql-assessment-api/sql-assessment-api-overview>
     pub static NO_PERCENT_GROWTH = {
         code: "GRW001",
         name: "no-percent-growth",

@@ -1,11 +1,13 @@
 //! T-SQL text for the growth rules' fixes, with names quoted the way SQL Server parses them.
 
+use crate::commands::{tsql_name, tsql_string};
+
 /// `ALTER DATABASE [Sales] MODIFY FILE (NAME = N'Sales_Data', FILEGROWTH = 64MB);`
 pub(crate) fn set_filegrowth(database: &str, logical_name: &str, growth_mib: u64) -> String {
     format!(
-        "ALTER DATABASE [{}] MODIFY FILE (NAME = N'{}', FILEGROWTH = {growth_mib}MB);",
-        database.replace(']', "]]"),
-        logical_name.replace('\'', "''")
+        "ALTER DATABASE {} MODIFY FILE (NAME = {}, FILEGROWTH = {growth_mib}MB);",
+        tsql_name(database),
+        tsql_string(logical_name)
     )
 }
 

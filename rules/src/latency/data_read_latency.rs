@@ -2,7 +2,7 @@ use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
 use spindle_core::rule::Ctx;
 
-use super::stall;
+use super::{fixes, stall};
 
 declare_rule! {
     /// ## What it checks
@@ -50,15 +50,20 @@ declare_rule! {
     ///    is above what the media can do (LAT003), whether data and log files share the same
     ///    spindles, and the SAN path and cache.
     /// 4. Workload: pages that stay in memory are never read. Missing indexes and scans cause
-    ///    read volume (seed 001's author blames the code as well); more memory cuts reads.
+    ///    read volume (in the ERP case above, the slow queries were part of the 149.4 ms too);
+    ///    more memory cuts reads.
     ///
     /// ## References
     /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": waits above
-    ///   10–15 ms mean an I/O bottleneck; the bands above; data reads ≤ 20 ms.
-    /// - sp_BlitzFirst checks 11/12 (slow reads and writes per file).
-    /// - Seed `001_db29c6f2a9e66287.txt`: 149.4 ms vs 74 ms average reads on identical servers.
-    /// - Paul Randal / Glenn Berry diagnostic queries: `io_stall_read_ms / num_of_reads`, 0 reads
-    ///   meaning no data, counters cumulative since start-up.
+    ///   10–15 ms mean an I/O bottleneck; the bands above; data reads ≤ 20 ms:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/performance/troubleshoot-sql-io-performance>
+    /// - Microsoft Learn, "sys.dm_io_virtual_file_stats": `io_stall_read_ms` and `num_of_reads`,
+    ///   cumulative since the instance started:
+    ///   <https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-io-virtual-file-stats-transact-sql>
+    /// - sp_BlitzFirst checks 11/12 (slow reads and writes per file):
+    ///   <https://github.com/BrentOzarULTD/SQL-Server-First-Responder-Kit/blob/main/Documentation/sp_BlitzFirst_Checks_by_Priority.md>
+    /// - Paul Randal, "How to examine IO subsystem latencies from within SQL Server":
+    ///   <https://www.sqlskills.com/blogs/paul/how-to-examine-io-subsystem-latencies-from-within-sql-server/>
     pub static DATA_READ_LATENCY = {
         code: "LAT001",
         name: "data-read-latency",
@@ -79,7 +84,7 @@ fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
     let error = cx.params.error_ms;
     let min_reads = u64::from(cx.params.min_reads);
     let view = cx.view;
-    for (_, f) in view.files() {
+    for (db, f) in view.files() {
         if f.file_type != FileType::Rows {
             continue;
         }
@@ -92,7 +97,7 @@ fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
                 continue;
             }
         };
-        stall::report_average(
+        let reported = stall::report_average(
             cx,
             f,
             "io/io_stall_read_ms",
@@ -102,5 +107,8 @@ fn check(cx: &mut Ctx<'_, DataReadLatencyParams>) {
             "reads",
             "",
         );
+        if let Some(finding) = reported {
+            finding.fix(fixes::slow_reads(view, &db.db.name, f));
+        }
     }
 }

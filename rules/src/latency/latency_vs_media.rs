@@ -6,7 +6,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
 
-use super::stall;
+use super::{fixes, stall};
 
 declare_rule! {
     /// ## What it checks
@@ -16,14 +16,14 @@ declare_rule! {
     /// (file → volume → physical disks, through partitions, Storage Spaces pools and RAID
     /// members). It warns when the average is more than `factor` (4) times the floor.
     ///
-    /// Floors, per I/O (seed 004: seek + rotational latency + transfer):
+    /// Floors, per I/O (seek + rotational latency + transfer, as published for enterprise
+    /// drives):
     /// - 10,000 rpm HDD: 4.6 + 3 + 0.1 = 7.7 ms (`floor_10k_ms`);
     /// - 15,000 rpm HDD: 3.3 + 2 + 0.1 = 5.4 ms (`floor_15k_ms`);
     /// - SSD: about 0.075 ms, taken as 0.1 ms (`floor_ssd_ms`); NVMe and storage-class memory
     ///   use the same floor (theirs is no higher, so the check stays conservative);
     /// - any other rotation speed: derived as half a revolution (30,000 / rpm ms: 4.2 ms at
-    ///   7,200 rpm) + an assumed average seek of 8.5 ms (`other_seek_ms`, not from the seeds: a
-    ///   typical datasheet figure for 7,200 rpm 3.5-inch drives; set it from your drive's
+    ///   7,200 rpm) + an assumed average seek of 8.5 ms (`other_seek_ms`: a typical datasheet figure for 7,200 rpm 3.5-inch drives; set it from your drive's
     ///   datasheet) + 0.1 ms transfer. The message shows the derivation.
     ///
     /// When a volume spans several media (a tiered pool), the slowest floor is used, so the
@@ -52,10 +52,11 @@ declare_rule! {
     /// The media sets a floor on latency; it cannot set a ceiling. An average read far above
     /// the floor means the I/Os waited in a queue or fought over the spindles (data and log
     /// on the same disks, checkpoint bursts), or a misconfiguration multiplied the physical
-    /// I/Os: faster disks are not the first thing to change. In seed 001, six 10K SAS disks in RAID 5
-    /// (floor 7.7 ms) averaged 149.4 ms per read on the misaligned server: 19.4 times the floor;
-    /// the aligned twin, 74 ms, was still 9.6 times above it. Seed 004 shows what the disks can
-    /// give instead: short-stroking a 10K disk to 5 % of its surface raised its IOPS by 77.5 %.
+    /// I/Os: faster disks are not the first thing to change. On two identical ERP servers, six
+    /// 10K SAS disks in RAID 5 (floor 7.7 ms) averaged 149.4 ms per read on the misaligned
+    /// server: 19.4 times the floor; the aligned twin, 74 ms, was still 9.6 times above it. What
+    /// the disks can give instead: in a published IOMeter test, short-stroking a 10K disk to 5 %
+    /// of its surface raised its IOPS by 77.5 %.
     ///
     /// ## How to fix
     /// Find where the time goes between SQL Server and the disks:
@@ -74,11 +75,14 @@ declare_rule! {
     ///    (SSD: floor under 0.1 ms) or short-stroked disks raise the ceiling.
     ///
     /// ## References
-    /// - Seed `004_80c6ee35d65d79c3.txt`: 10K rpm 7.7 ms, 15K rpm 5.4 ms, SSD < 0.1 ms (0.075 ms);
-    ///   short-stroking gains (+55.9 % to +81.6 % IOPS).
-    /// - Seed `001_db29c6f2a9e66287.txt`: 149.4 ms and 74 ms average reads on 10K SAS RAID 5.
     /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": the bands
-    ///   (< 2 ms excellent, 2–5 ms very good) below which no average is reported.
+    ///   (< 2 ms excellent, 2–5 ms very good) below which no average is reported:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/performance/troubleshoot-sql-io-performance>
+    /// - Microsoft Learn, "sys.dm_io_virtual_file_stats": the stall counters the averages come from:
+    ///   <https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-io-virtual-file-stats-transact-sql>
+    /// - Random I/O service time of enterprise drives, seek + rotation + transfer: 10K rpm
+    ///   4.6 + 3 + 0.1 = 7.7 ms, 15K rpm 3.3 + 2 + 0.1 = 5.4 ms, SSD about 0.075 ms; short-stroking
+    ///   gains of +55.9 % to +81.6 % IOPS (a published IOMeter test of 10K and 15K drives).
     pub static LATENCY_VS_MEDIA = {
         code: "LAT003",
         name: "latency-vs-media",
@@ -98,7 +102,7 @@ declare_rule! {
     }
 }
 
-/// Transfer time of one 8 KiB I/O on a hard disk (seed 004).
+/// Transfer time of one 8 KiB I/O on a hard disk (enterprise drive figures).
 const TRANSFER_MS: f64 = 0.1;
 
 /// The floor parameters.
@@ -327,10 +331,13 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                 factor,
                 units::ms(limit),
             );
-            cx.report(f, dir.stall_field(), message).values(
-                format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
-                format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
-            );
+            let fix = fixes::far_above_media(view, volume, set, matches!(dir, Direction::Read));
+            cx.report(f, dir.stall_field(), message)
+                .values(
+                    format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
+                    format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
+                )
+                .fix(fix);
         }
     }
 }
@@ -405,7 +412,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_004_floors() {
+    fn published_floors() {
         assert_eq!(disk_floor(&hdd(Some(10_000)), &FL).unwrap().ms, 7.7);
         assert_eq!(disk_floor(&hdd(Some(15_000)), &FL).unwrap().ms, 5.4);
         let ssd = Disk { id: "s".into(), media: Some(Media::Ssd), rpm: Some(0), ..Default::default() };
@@ -413,8 +420,8 @@ mod tests {
     }
 
     #[test]
-    fn half_revolution_matches_the_seed() {
-        // Seed 004's rotational latencies: 3 ms at 10K, 2 ms at 15K.
+    fn half_revolution_matches_the_published_latencies() {
+        // Published rotational latencies: 3 ms at 10K, 2 ms at 15K.
         assert_eq!(half_revolution_ms(10_000), 3.0);
         assert_eq!(half_revolution_ms(15_000), 2.0);
         assert!((half_revolution_ms(7_200) - 4.1667).abs() < 1e-3);
@@ -451,8 +458,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_ratios() {
-        // Seed 001 on 10K disks: 149.4 ms is 19.4 × the floor, 74 ms is 9.61 ×.
+    fn erp_case_ratios() {
+        // The ERP servers on 10K disks: 149.4 ms is 19.4 × the floor, 74 ms is 9.61 ×.
         assert_eq!(times(149.4 / 7.7), "19.4");
         assert_eq!(times(74.0 / 7.7), "9.61");
         assert_eq!(times(30.9 / 7.7), "4.01");

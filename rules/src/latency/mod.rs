@@ -1,6 +1,7 @@
 //! LAT: the I/O stalls SQL Server measured.
 
 mod data_read_latency;
+mod fixes;
 mod latency_vs_media;
 mod log_write_latency;
 mod stall;

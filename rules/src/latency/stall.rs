@@ -2,7 +2,7 @@
 //! reference bands, and how to say what window the counters cover.
 
 use spindle_core::facts::DbFile;
-use spindle_core::finding::Severity;
+use spindle_core::finding::{Finding, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
@@ -67,7 +67,7 @@ pub(crate) fn level(avg_ms: f64, (warn_ms, warn_at): (f64, WarnAt), error_ms: f6
 }
 
 /// The band of an average per-file stall, from Microsoft's "Troubleshoot slow SQL Server
-/// performance caused by I/O issues" as summarised in domain.md §8: < 2 ms excellent, 2–5 very
+/// performance caused by I/O issues": < 2 ms excellent, 2–5 very
 /// good, 6–15 good, 16–100 poor, 100–500 bad, > 500 deplorable. The published bands are whole
 /// milliseconds with gaps (5–6, 15–16); a fraction belongs to the band below the next boundary
 /// (5.5 ms is very good), and 100 ms exactly is bad, where the error threshold starts.
@@ -133,10 +133,11 @@ pub(crate) fn duration(ms: u64) -> String {
 
 /// Reports `f` when its average stall reaches a threshold: a warning at `warn_ms`, an error at
 /// `error_ms`. `what` names the average (`read stall`), `stall_ms` and `count` are the raw
-/// counters behind it, `note` is appended to the message.
+/// counters behind it, `note` is appended to the message. Returns the finding, if any, for the
+/// caller's fix.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn report_average<P>(
-    cx: &mut Ctx<'_, P>,
+pub(crate) fn report_average<'c, P>(
+    cx: &'c mut Ctx<'_, P>,
     f: &Located<DbFile>,
     field: &str,
     what: &str,
@@ -144,8 +145,8 @@ pub(crate) fn report_average<P>(
     ((warn, warn_at), error): ((f64, WarnAt), f64),
     noun: &str,
     note: &str,
-) {
-    let Some(severity) = level(avg, (warn, warn_at), error) else { return };
+) -> Option<&'c mut Finding> {
+    let severity = level(avg, (warn, warn_at), error)?;
     let threshold = match (severity, warn_at) {
         (Severity::Error, _) => format!("at or above the {} error threshold", units::ms(error)),
         (_, WarnAt::Threshold) => format!("at or above the {} warning threshold", units::ms(warn)),
@@ -168,6 +169,7 @@ pub(crate) fn report_average<P>(
     if severity == Severity::Error {
         finding.severity(Severity::Error);
     }
+    Some(finding)
 }
 
 #[cfg(test)]
@@ -175,8 +177,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_001_averages() {
-        // Server 1: 149.4 ms; server 2: 74 ms; both servers' writes: 3 ms.
+    fn erp_case_averages() {
+        // The misaligned ERP server: 149.4 ms; its aligned twin: 74 ms; both servers' writes: 3 ms.
         assert_eq!(average(1_494_000, 10_000, 1000, "reads", "min_reads"), Ok(149.4));
         assert_eq!(average(740_000, 10_000, 1000, "reads", "min_reads"), Ok(74.0));
         assert_eq!(level(149.4, (20.0, WarnAt::Above), 100.0), Some(Severity::Error));

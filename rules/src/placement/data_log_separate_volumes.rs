@@ -3,6 +3,7 @@ use spindle_core::facts::FileType;
 use spindle_core::rule::Ctx;
 
 use super::files::{and_list, file_name, location_field, plural, user_scope, volume_of};
+use crate::commands::{move_user_file, tsql_name};
 
 declare_rule! {
     /// ## What it checks
@@ -23,8 +24,7 @@ declare_rule! {
     ///
     /// ## Why it matters
     /// SQL Server writes the log sequentially and waits for each log write before a transaction
-    /// commits; data files see random 8 KiB reads and checkpoint writes (seed
-    /// `000_48ca52fdbe0185ea.txt`). On one volume, and so on the same spindles or the same
+    /// commits; data files see random 8 KiB reads and checkpoint writes. On one volume, and so on the same spindles or the same
     /// provisioned-IOPS disk, the random data I/O breaks the log's sequential stream and every
     /// commit waits behind reads and checkpoint bursts. Separate volumes let the two patterns
     /// proceed at the same time and let each be sized and cached for its pattern (on Azure: data
@@ -38,7 +38,7 @@ declare_rule! {
     ///
     /// ## How to fix
     /// Move the log file to a volume that holds none of the database's data files (a volume
-    /// striped over several disks if log throughput matters, seed `002_dc6ecdf29a1f52c4.txt`):
+    /// striped over several disks if log throughput matters, STR003):
     ///
     /// ```sql
     /// ALTER DATABASE [Sales] MODIFY FILE (NAME = Sales_log, FILENAME = 'L:\SQLLogs\Sales_log.ldf');
@@ -54,12 +54,15 @@ declare_rule! {
     /// moved with `RESTORE DATABASE ... WITH MOVE`.
     ///
     /// ## References
+    /// - Azure, "Checklist: Best practices for SQL Server on Azure VMs": data and log on
+    ///   separate disks:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-checklist>
+    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage":
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
+    /// - Microsoft Learn, "Move user databases":
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/move-database-files>
     /// - Policy-Based Management, "Place Data and Log Files on Separate Drives" (SMO
     ///   `DataAndLogFilesOnSeparateLogicalVolumes`).
-    /// - Azure, "Checklist: Best practices for SQL Server on Azure VMs" and "Performance
-    ///   guidelines for SQL Server on Azure VMs — storage": data and log on separate disks.
-    /// - Seed `000_48ca52fdbe0185ea.txt` (I/O patterns of data and log files) and
-    ///   `002_dc6ecdf29a1f52c4.txt` (the log is written sequentially).
     pub static DATA_LOG_SEPARATE_VOLUMES = {
         code: "PLC001",
         name: "data-log-separate-volumes",
@@ -113,6 +116,12 @@ fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
                 continue;
             }
             let which = if shared.len() == 1 { "data file" } else { "data files" };
+            let fix = format!(
+                "Move the log file to a volume that holds none of {}'s data files (a volume striped over \
+                 several disks if log throughput matters, STR003):\n\n```sql\n{}\n```",
+                tsql_name(&dv.db.name),
+                move_user_file(&dv.db.name, log, &format!("a volume other than {}", lv.name)),
+            );
             cx.report(
                 log,
                 location_field(log),
@@ -121,7 +130,8 @@ fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
             .values(
                 format!("volume {}, holding {} of the database", lv.name, plural(shared.len(), "data file")),
                 "a volume holding none of the database's data files",
-            );
+            )
+            .fix(fix);
         }
     }
 }

@@ -1,10 +1,11 @@
 use std::collections::BTreeSet;
 
 use spindle_core::declare_rule;
-use spindle_core::facts::DatabaseRole;
+use spindle_core::facts::{DatabaseRole, DbFile};
 use spindle_core::rule::Ctx;
 
 use super::files::{file_kind, location_field};
+use crate::commands::{move_file, move_user_file, relocated};
 
 declare_rule! {
     /// ## What it checks
@@ -48,11 +49,14 @@ declare_rule! {
     /// with that directory on its own mounted volume).
     ///
     /// ## References
-    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage" and "Checklist:
-    ///   Best practices for SQL Server on Azure VMs": data, log and tempdb files on data disks
-    ///   (or tempdb on the local ephemeral disk), not on the OS disk.
-    /// - Seed `000_48ca52fdbe0185ea.txt`: SQL Server's I/O patterns, and data, log and tempdb
-    ///   volumes formatted with 64 KiB clusters, unlike the OS volume's 4 KiB default.
+    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage": data, log and
+    ///   tempdb files on data disks (or tempdb on the local ephemeral disk), not on the OS disk:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
+    /// - Azure, "Checklist: Best practices for SQL Server on Azure VMs":
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-checklist>
+    /// - Microsoft Learn, "Move user databases" and "Move system databases" (tempdb):
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/move-database-files>,
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/move-system-databases>
     pub static NO_DATABASE_FILES_ON_SYSTEM_VOLUME = {
         code: "PLC002",
         name: "no-database-files-on-system-volume",
@@ -91,6 +95,7 @@ fn check(cx: &mut Ctx<'_, NoDatabaseFilesOnSystemVolumeParams>) {
                         DatabaseRole::Tempdb => format!("tempdb {}", file_kind(f)),
                         _ => file_kind(f).to_string(),
                     };
+                    let fix = off_os_volume_fix(&dv.db.name, role, f);
                     cx.report(
                         f,
                         location_field(f),
@@ -99,10 +104,32 @@ fn check(cx: &mut Ctx<'_, NoDatabaseFilesOnSystemVolumeParams>) {
                     .values(
                         format!("volume {} (the OS volume)", v.display_name()),
                         "a volume other than the OS volume",
-                    );
+                    )
+                    .fix(fix);
                 }
             }
         }
+    }
+}
+
+/// Move file `f` of `database` to a data volume, the way its kind of database moves.
+fn off_os_volume_fix(database: &str, role: DatabaseRole, f: &DbFile) -> String {
+    match role {
+        DatabaseRole::Tempdb => format!(
+            "Point the file at a data volume and restart the service (tempdb is created anew at start-up; \
+             delete the old file afterwards):\n\n```sql\n{}\n```",
+            move_file(database, f, &relocated(f, "tempdb folder on a data volume"))
+        ),
+        DatabaseRole::System => format!(
+            "Move the file as \"Move system databases\" describes: model and msdb with `{}` and a restart; \
+             master through the service's startup parameters (`-d`, `-l`) in SQL Server Configuration Manager.",
+            move_file(database, f, &relocated(f, "folder on a data volume"))
+        ),
+        DatabaseRole::User => format!(
+            "Move the file to a data volume, and set the instance's default data and log folders there \
+             (Server Properties › Database Settings) so new databases land there too:\n\n```sql\n{}\n```",
+            move_user_file(database, f, "a data volume")
+        ),
     }
 }
 

@@ -1,8 +1,9 @@
 use spindle_core::declare_rule;
-use spindle_core::facts::FileType;
+use spindle_core::facts::{DbFile, FileType};
 use spindle_core::rule::Ctx;
 
 use super::files::{and_list, file_name, plural};
+use crate::commands::{tsql_name, tsql_string};
 
 declare_rule! {
     /// ## What it checks
@@ -14,7 +15,7 @@ declare_rule! {
     /// SQL Server writes the transaction log sequentially and fills one log file before it moves
     /// on to the next: with two log files, the first takes every write until it is full, then
     /// the second does. Extra log files therefore spread no I/O and add no throughput, whatever
-    /// volumes they are on (seed `002_dc6ecdf29a1f52c4.txt`). They only add a file to size,
+    /// volumes they are on. They only add a file to size,
     /// grow, watch and place on every restore. Log throughput comes only from the volume under the single log file: put it on a
     /// volume striped over several disks (a Storage Spaces virtual disk with several columns, an
     /// md RAID 10, a striped LVM volume).
@@ -40,11 +41,14 @@ declare_rule! {
     /// formatted with `Format-Volume -AllocationUnitSize 65536`).
     ///
     /// ## References
-    /// - Seed `002_dc6ecdf29a1f52c4.txt`: the log is written sequentially, log file 2 is used
-    ///   only once log file 1 is full, so several log files do not make log I/O more efficient;
-    ///   log throughput needs a volume built over several disks.
     /// - Microsoft, "SQL Server transaction log architecture and management guide": the logical
-    ///   log moves through the physical log files in turn, wrapping back to the first.
+    ///   log moves through the physical log files in turn, wrapping back to the first:
+    ///   <https://learn.microsoft.com/sql/relational-databases/sql-server-transaction-log-architecture-and-management-guide>
+    /// - Microsoft Learn, "ALTER DATABASE File and Filegroup options" (`REMOVE FILE`):
+    ///   <https://learn.microsoft.com/sql/t-sql/statements/alter-database-transact-sql-file-and-filegroup-options>
+    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage": log throughput
+    ///   from a volume striped over several disks:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
     pub static SINGLE_LOG_FILE = {
         code: "PLC003",
         name: "single-log-file",
@@ -63,8 +67,9 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
     let view = cx.view;
     for dv in &view.databases {
         let Some(files) = cx.need(&dv.db, "files", dv.files.as_ref()) else { continue };
-        let logs: Vec<String> =
-            files.iter().filter(|f| f.file_type == FileType::Log).map(|f| file_name(f)).collect();
+        let log_files: Vec<&DbFile> =
+            files.iter().filter(|f| f.file_type == FileType::Log).map(|f| &f.item).collect();
+        let logs: Vec<String> = log_files.iter().map(|f| file_name(f)).collect();
         if logs.is_empty() {
             cx.not_evaluated_because(
                 &dv.db,
@@ -85,6 +90,31 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
                 and_list(&logs)
             ),
         )
-        .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")));
+        .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")))
+        .fix(remove_logs_fix(&dv.db.name, &log_files, max.max(1)));
     }
+}
+
+/// Empty and remove the log files past the first `keep`, by name, and size the ones kept.
+fn remove_logs_fix(database: &str, logs: &[&DbFile], keep: usize) -> String {
+    let db = tsql_name(database);
+    let mut sql = format!("USE {db};\n");
+    for f in logs.iter().skip(keep) {
+        // DBCC takes the file's id, or its name as a string.
+        let target = f.file_id.map_or_else(|| tsql_string(&f.logical_name), |id| id.to_string());
+        sql.push_str(&format!(
+            "DBCC SHRINKFILE ({target}, EMPTYFILE);\nALTER DATABASE {db} REMOVE FILE {};\n",
+            tsql_name(&f.logical_name)
+        ));
+    }
+    let first_name = logs.first().map_or("", |f| f.logical_name.as_str());
+    let first = tsql_string(first_name);
+    format!(
+        "Remove the extra log files once no active log is in them. Take a log backup (FULL or \
+         BULK_LOGGED recovery) or a CHECKPOINT (SIMPLE) so the active part of the log moves to {first_name}, \
+         then:\n\n```sql\n{sql}```\n\nIf `REMOVE FILE` reports the file is not empty, repeat the log backup \
+         and retry. Size the remaining log file for the workload (`ALTER DATABASE {db} MODIFY FILE (NAME = \
+         {first}, SIZE = <size>, FILEGROWTH = 1GB)`) and, if it needs more throughput, move it to a striped \
+         volume (STR003)."
+    )
 }

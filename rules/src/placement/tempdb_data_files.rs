@@ -6,6 +6,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 
 use super::files::{and_list, plural, tempdb_of};
+use super::tempdb_tsql as tsql_fix;
 
 declare_rule! {
     /// ## What it checks
@@ -60,10 +61,13 @@ declare_rule! {
     /// ## References
     /// - KB 2154845, "Recommendations to reduce allocation contention in SQL Server tempdb
     ///   database": one data file per logical processor up to eight; above eight, eight files,
-    ///   then increase by multiples of four if contention continues; equally sized files.
-    /// - SQL Server documentation, "tempdb database" (equal-sized data files, proportional fill)
-    ///   and "sys.master_files" (for tempdb, `size` is the startup size, not the current one).
-    /// - Seed `000_48ca52fdbe0185ea.txt`: SQL Server's page and extent I/O sizes.
+    ///   then increase by multiples of four if contention continues; equally sized files:
+    ///   <https://learn.microsoft.com/troubleshoot/sql/database-engine/performance/recommendations-reduce-allocation-contention>
+    /// - Microsoft Learn, "tempdb database" (equal-sized data files, proportional fill):
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/tempdb-database>
+    /// - Microsoft Learn, "sys.master_files" (for tempdb, `size` is the startup size, not the
+    ///   current one):
+    ///   <https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-master-files-transact-sql>
     pub static TEMPDB_DATA_FILES = {
         code: "PLC005",
         name: "tempdb-data-files",
@@ -122,7 +126,12 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                             expected_count(cpus, start, step)
                         ),
                     )
-                    .values(plural(n as usize, "data file"), expected_count(cpus, start, step));
+                    .values(plural(n as usize, "data file"), expected_count(cpus, start, step))
+                    .fix(tsql_fix::count(
+                        &tempdb.db.name,
+                        &data,
+                        target_count(n, cpus, start, step),
+                    ));
                 }
             }
         }
@@ -153,7 +162,8 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                 .values(
                     format!("sizes from {} to {}", units::bytes(min), units::bytes(max)),
                     "all data files the same size",
-                );
+                )
+                .fix(tsql_fix::sizes(&tempdb.db.name, &data, max));
             }
         }
 
@@ -175,7 +185,8 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                         list.join(", ")
                     ),
                 )
-                .values(plural(groups.len(), "growth setting"), "the same growth on every data file");
+                .values(plural(groups.len(), "growth setting"), "the same growth on every data file")
+                .fix(tsql_fix::growths(&tempdb.db.name, &data));
             }
         }
     }
@@ -206,6 +217,18 @@ fn expected_count(cpus: u32, start: u32, step: u32) -> String {
             start + step,
             start + 2 * step
         )
+    }
+}
+
+/// The file count to reach from `n`: one per CPU up to `start`; above it, `start`, or `n`
+/// rounded down to `start` plus a multiple of `step`.
+fn target_count(n: u32, cpus: u32, start: u32, step: u32) -> u32 {
+    if cpus <= start {
+        cpus
+    } else if n <= start || step == 0 {
+        start
+    } else {
+        start + (n - start) / step * step
     }
 }
 

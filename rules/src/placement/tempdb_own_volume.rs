@@ -7,6 +7,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView};
 
 use super::files::{and_list, file_kind, location_field, plural, tempdb_of, volume_of};
+use crate::commands::{move_file, relocated};
 
 declare_rule! {
     /// ## What it checks
@@ -46,12 +47,14 @@ declare_rule! {
     /// owned by `mssql`). Alternatively move the user databases' files off tempdb's volume.
     ///
     /// ## References
-    /// - SQL Assessment API rule `TempDbSameVolume`: tempdb files on the same volume as user
-    ///   database files.
+    /// - SQL Server Assessment API (rule `TempDbSameVolume`: tempdb files on the same volume as
+    ///   user database files):
+    ///   <https://learn.microsoft.com/sql/tools/sql-assessment-api/sql-assessment-api-overview>
     /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage": tempdb on the
-    ///   local ephemeral SSD, data and log on separate data disks.
-    /// - Seed `000_48ca52fdbe0185ea.txt`: SQL Server's I/O patterns (random 8 KiB page I/O;
-    ///   sequential 64-256 KiB I/O for index rebuilds, bulk inserts and DBCC).
+    ///   local ephemeral SSD, data and log on separate data disks:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
+    /// - Microsoft Learn, "tempdb database" (moving tempdb's files):
+    ///   <https://learn.microsoft.com/sql/relational-databases/databases/tempdb-database>
     pub static TEMPDB_OWN_VOLUME = {
         code: "PLC004",
         name: "tempdb-own-volume",
@@ -98,6 +101,20 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             let Some(sharing) = users_on.get(tv.key.as_str()) else { continue };
             let names: Vec<String> = sharing.iter().map(|d| db_name(view, d, i)).collect();
             let which = if names.len() == 1 { "user database" } else { "user databases" };
+            let moves: Vec<String> = files
+                .iter()
+                .map(|t| move_file(&tempdb.db.name, t, &relocated(t, "tempdb's own volume")))
+                .collect();
+            let fix = format!(
+                "Give tempdb a volume of its own (on Azure, the local temporary disk for a VM size that has \
+                 one), point every tempdb file at it, and restart the service (tempdb is created anew at \
+                 start-up; delete the old files afterwards):\n\n```sql\n{}\n```\n\nFormat the new volume with \
+                 64 KiB clusters (`Format-Volume -FileSystem NTFS -AllocationUnitSize 65536`; on Linux \
+                 `mkfs.xfs` and a mount owned by `mssql`). Alternatively move {}'s files off {}.",
+                moves.join("\n"),
+                and_list(&names),
+                tv.name
+            );
             cx.report(
                 f,
                 location_field(f),
@@ -111,7 +128,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             .values(
                 format!("volume {}, also holding {}", tv.name, plural(names.len(), "user database")),
                 "a volume holding no user database files",
-            );
+            )
+            .fix(fix);
         }
     }
     // A user file whose volume is unknown may be on tempdb's volume: not a pass.

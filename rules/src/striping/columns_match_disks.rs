@@ -21,8 +21,8 @@ declare_rule! {
     /// ## Why it matters
     /// `NumberOfColumns` is how many disks one stripe spans, so it caps the IOPS and throughput
     /// one stream of I/O can draw from the pool. The Server Manager wizard creates at most 8
-    /// columns, so a 16-disk pool built in the GUI stripes over half its disks. Seed 002 measured
-    /// it on an Azure VM with 16 data disks of about 500 IOPS each (SQLIO, 8 KiB random reads):
+    /// columns, so a 16-disk pool built in the GUI stripes over half its disks. A published SQLIO
+    /// test measured it on an Azure VM with 16 data disks of about 500 IOPS each (SQLIO, 8 KiB random reads):
     /// 611 IOPS with 1 column, 3,512 with 8, 5,976 with 16; 64 KiB sequential writes: 34 MB/s,
     /// 125 MB/s and 231 MB/s. Those numbers are that platform's; the finding states only the share
     /// of the pool each stripe uses.
@@ -39,10 +39,13 @@ declare_rule! {
     /// finding with that reason.
     ///
     /// ## References
-    /// - Seed `002_dc6ecdf29a1f52c4.txt`: `column count = number of physical disks`, the GUI cap of
-    ///   8 columns, the 1 / 8 / 16-column SQLIO measurements and the New-VirtualDisk script.
-    /// - Azure, "Storage configuration for SQL Server VMs" and "Performance guidelines for SQL
-    ///   Server on Azure VMs — storage": `NumberOfColumns` = physical disks.
+    /// - Azure, "Storage configuration for SQL Server VMs": `NumberOfColumns` = physical disks,
+    ///   interleave 64 KiB (OLTP) or 256 KiB (data warehouse):
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/storage-configuration>
+    /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage":
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
+    /// - Microsoft Learn, "New-VirtualDisk" (`-NumberOfColumns`, `-Interleave`):
+    ///   <https://learn.microsoft.com/powershell/module/storage/new-virtualdisk>
     pub static COLUMNS_MATCH_DISKS = {
         code: "STR001",
         name: "columns-match-disks",
@@ -56,7 +59,7 @@ declare_rule! {
     }
 }
 
-/// The Server Manager wizard's column cap (seed 002).
+/// The Server Manager wizard's column cap (8, whatever the pool's disks).
 const GUI_MAX_COLUMNS: u32 = 8;
 
 fn check(cx: &mut Ctx<'_, ColumnsMatchDisksParams>) {
@@ -166,7 +169,7 @@ mod tests {
         assert_eq!(r.findings.len(), 1);
         assert!(
             r.findings[0].fix.contains(
-                "New-VirtualDisk -StoragePoolFriendlyName \"Storage Pool\" -FriendlyName \"vDisk-new\" \
+                "New-VirtualDisk -StoragePoolFriendlyName 'Storage Pool' -FriendlyName 'vDisk-new' \
                  -ResiliencySettingName Simple -NumberOfColumns 16 -Interleave 64KB -UseMaximumSize"
             ),
             "{}",

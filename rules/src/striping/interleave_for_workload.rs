@@ -4,6 +4,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::units;
 
 use super::spaces::{self, Resiliency};
+use crate::commands::ps_string;
 
 declare_rule! {
     /// ## What it checks
@@ -33,10 +34,11 @@ declare_rule! {
     /// the one assumed, declare it in a pack (`[declare] workload = "data-warehouse"`) instead.
     ///
     /// ## References
-    /// - Seed `002_dc6ecdf29a1f52c4.txt`: stripe size 64 KB for OLTP, 256 KB for data
-    ///   warehousing; 256 KB is the default interleave.
     /// - Azure, "Storage configuration for SQL Server VMs": interleave 64 KiB (OLTP), 256 KiB
-    ///   (data warehouse).
+    ///   (data warehouse):
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/storage-configuration>
+    /// - Microsoft Learn, "New-VirtualDisk": 256 KiB is the default interleave:
+    ///   <https://learn.microsoft.com/powershell/module/storage/new-virtualdisk>
     pub static INTERLEAVE_FOR_WORKLOAD = {
         code: "STR002",
         name: "interleave-for-workload",
@@ -52,7 +54,15 @@ declare_rule! {
     }
 }
 
-/// What Storage Spaces uses when New-VirtualDisk is given no interleave (seed 002).
+/// The workload that is not `w`, for the declaration a fix suggests when `w` was assumed wrongly.
+fn other_workload(w: Workload) -> Workload {
+    match w {
+        Workload::Oltp => Workload::DataWarehouse,
+        Workload::DataWarehouse => Workload::Oltp,
+    }
+}
+
+/// What Storage Spaces uses when New-VirtualDisk is given no interleave.
 const DEFAULT_INTERLEAVE: u64 = 256 * 1024;
 
 fn check(cx: &mut Ctx<'_, InterleaveForWorkloadParams>) {
@@ -88,15 +98,19 @@ fn check(cx: &mut Ctx<'_, InterleaveForWorkloadParams>) {
         };
         let fix = format!(
             "The interleave cannot be changed in place: create a new virtual disk with a {} interleave \
-             (New-VirtualDisk -StoragePoolFriendlyName \"{pool}\" -FriendlyName \"{}-new\" \
-             -ResiliencySettingName {} -NumberOfColumns {columns} -Interleave {}KB -UseMaximumSize{copies}), \
-             format it with 64 KiB clusters (Format-Volume -AllocationUnitSize 65536), move the files and \
-             remove the old virtual disk. If the workload is not {}, declare it in a pack: [declare] workload.",
+             (`New-VirtualDisk -StoragePoolFriendlyName {} -FriendlyName {} \
+             -ResiliencySettingName {} -NumberOfColumns {columns} -Interleave {}KB -UseMaximumSize`{copies}), \
+             format it with 64 KiB clusters (`Format-Volume -AllocationUnitSize 65536`), move the files and \
+             remove the old virtual disk (`Remove-VirtualDisk -FriendlyName {}`). If the workload is not {}, \
+             declare it in a pack: `workload = \"{}\"` under `[declare]`.",
             units::binary(expected),
-            spaces::vd_name(vd),
+            ps_string(pool),
+            ps_string(&format!("{}-new", spaces::vd_name(vd))),
             resiliency.as_str(),
             expected / 1024,
+            ps_string(spaces::vd_name(vd)),
             workload.as_str(),
+            other_workload(workload).as_str(),
         );
         cx.report(vd, "interleave_bytes", message)
             .values(units::bytes(interleave), units::bytes(expected))
@@ -133,7 +147,7 @@ mod tests {
             f.message
         );
         assert!(f.fix.contains("-NumberOfColumns 4 -Interleave 256KB"), "{}", f.fix);
-        assert!(f.fix.contains("-StoragePoolFriendlyName \"DWPool\""), "{}", f.fix);
+        assert!(f.fix.contains("-StoragePoolFriendlyName 'DWPool'"), "{}", f.fix);
         assert!(run_rule(&INTERLEAVE_FOR_WORKLOAD, &snapshot(262_144), dw(), &[]).findings.is_empty());
     }
 

@@ -6,6 +6,7 @@ use spindle_core::rule::Ctx;
 use spindle_core::view::{HostView, Located};
 
 use super::spaces::{self, Resiliency};
+use crate::commands::move_user_file;
 
 declare_rule! {
     /// ## What it checks
@@ -31,8 +32,8 @@ declare_rule! {
     /// SQL Server writes the transaction log sequentially and fills one log file before moving to
     /// the next, so adding log files does not spread log I/O over more disks. Log writes, which
     /// every commit waits on, get more throughput only from the volume under the (single) log
-    /// file being striped over several disks. On an Azure VM with 16 data disks, seed 002
-    /// measured 64 KiB sequential writes at 34 MB/s with 1 column, 125 MB/s with 8 and 231 MB/s
+    /// file being striped over several disks. On an Azure VM with 16 data disks, a published
+    /// SQLIO test measured 64 KiB sequential writes at 34 MB/s with 1 column, 125 MB/s with 8 and 231 MB/s
     /// with 16.
     ///
     /// ## How to fix
@@ -46,10 +47,14 @@ declare_rule! {
     /// volume striped: `lvcreate -i <disks> -I 64k -n sqllog <vg>`.
     ///
     /// ## References
-    /// - Seed `002_dc6ecdf29a1f52c4.txt`: log written sequentially, one file at a time; only a
-    ///   space built from several disks speeds it up; SQLIO by column count.
     /// - Azure, "Performance guidelines for SQL Server on Azure VMs — storage": stripe data
-    ///   disks with Storage Spaces, columns = disks.
+    ///   disks with Storage Spaces, columns = disks:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/performance-guidelines-best-practices-storage>
+    /// - Microsoft, "SQL Server transaction log architecture and management guide": the log is
+    ///   written sequentially, one file at a time:
+    ///   <https://learn.microsoft.com/sql/relational-databases/sql-server-transaction-log-architecture-and-management-guide>
+    /// - `lvcreate(8)` (`-i` stripes, `-I` stripe size):
+    ///   <https://man7.org/linux/man-pages/man8/lvcreate.8.html>
     pub static LOG_ON_STRIPED_VOLUME = {
         code: "STR003",
         name: "log-on-striped-volume",
@@ -128,12 +133,9 @@ fn check(cx: &mut Ctx<'_, LogOnStripedVolumeParams>) {
             ),
             None => format!("a volume striped over {}", disks(n.possible)),
         };
-        let file_name =
-            f.physical_name.as_deref().and_then(|p| p.rsplit(['\\', '/']).next()).unwrap_or("log.ldf");
         let fix = format!(
-            "Move the log to {target}: ALTER DATABASE [{}] MODIFY FILE (NAME = [{}], FILENAME = '<new volume>\\{file_name}'); \
-             then take the database offline, copy the file and bring it online.",
-            db.db.name, f.logical_name
+            "Move the log to {target}:\n\n```sql\n{}\n```",
+            move_user_file(&db.db.name, f, "the striped volume")
         );
         let field = if f.physical_name.is_some() { "physical_name" } else { "volume_id" };
         cx.report(f, field, message)
@@ -357,7 +359,10 @@ mod rule_tests {
         let f = &r.findings[0];
         assert!(f.entity.label.ends_with("Sales_log (L:\\SQLLog\\Sales_log.ldf)"), "{}", f.entity.label);
         assert!(
-            f.fix.contains("ALTER DATABASE [Sales] MODIFY FILE (NAME = [Sales_log], FILENAME = '<new volume>\\Sales_log.ldf')"),
+            f.fix.contains(
+                "ALTER DATABASE [Sales] MODIFY FILE (NAME = N'Sales_log', \
+                 FILENAME = N'<new folder on the striped volume>\\Sales_log.ldf');"
+            ),
             "{}",
             f.fix
         );

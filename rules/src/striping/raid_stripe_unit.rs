@@ -2,12 +2,13 @@ use std::collections::{HashMap, HashSet};
 
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
-use spindle_core::facts::{Backing, Disk, RaidKind};
+use spindle_core::facts::{Backing, Disk, RaidKind, RaidSet};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{Located, StripeSource};
 
 use super::spaces;
+use crate::commands::{dev_path, sh_word};
 
 declare_rule! {
     /// ## What it checks
@@ -48,11 +49,15 @@ declare_rule! {
     /// Spaces virtual disk (`New-VirtualDisk -Interleave 256KB`) or a hardware RAID set.
     ///
     /// ## References
-    /// - Seed `000_48ca52fdbe0185ea.txt`: chunk sizes of 16 to 128 KiB are common, 64 KiB is the
-    ///   recommendation for SQL Server.
-    /// - Seed `002_dc6ecdf29a1f52c4.txt`: 64 KB for OLTP, 256 KB for data warehousing; dynamic-disk
-    ///   striped volumes on Windows Server 2008 R2 and older always use 64 KB.
-    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009).
+    /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): stripe units
+    ///   of 64 KiB and the correlations with offset and cluster:
+    ///   <https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)>
+    /// - Azure, "Storage configuration for SQL Server VMs": 64 KiB for OLTP, 256 KiB for data
+    ///   warehousing:
+    ///   <https://learn.microsoft.com/azure/azure-sql/virtual-machines/windows/storage-configuration>
+    /// - `mdadm(8)` (`--chunk`, `--grow`): <https://man7.org/linux/man-pages/man8/mdadm.8.html>
+    /// - Windows Server 2008 R2 and older: dynamic-disk striped volumes always use a 64 KiB
+    ///   stripe unit.
     pub static RAID_STRIPE_UNIT = {
         code: "STR004",
         name: "raid-stripe-unit",
@@ -164,15 +169,12 @@ fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
                  virtual disk (New-VirtualDisk -NumberOfColumns <disks> -Interleave {target_kib}KB, Windows Server \
                  2012 or later) or a hardware RAID set with a {target} stripe unit."
             ),
-            Some(RaidKind::Md) => format!(
-                "Back up, then re-create the array with a {target} chunk (mdadm --create /dev/mdX --level=<level> \
-                 --raid-devices=<n> --chunk={target_kib} <devices>) or, for RAID 5/6, reshape it with mdadm \
-                 --grow /dev/mdX --chunk={target_kib}; re-create XFS with matching geometry (mkfs.xfs -d \
-                 su={target_kib}k,sw=<data disks>)."
-            ),
+            Some(RaidKind::Md) => md_fix(r, &target, target_kib),
             _ => format!(
-                "Back up, re-create the logical drive with a {target} stripe unit in the controller's \
-                 configuration tool, restore, and check the partition offset (ALN002) and cluster size (ALN003)."
+                "Back up, re-create logical drive {} with a {target} stripe unit in the controller's \
+                 configuration tool (`perccli`, `storcli`, `ssacli`), restore, and check the partition offset \
+                 (ALN002) and cluster size (ALN003).",
+                r.id
             ),
         };
         let finding = cx.report(r, "stripe_unit_bytes", message);
@@ -182,6 +184,25 @@ fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
             finding.field = None;
         }
     }
+}
+
+/// Re-create or reshape this md array with a `target` chunk, and XFS with matching geometry.
+fn md_fix(r: &RaidSet, target: &str, target_kib: u64) -> String {
+    let dev = sh_word(&dev_path(&r.id));
+    let level = r.level.as_deref().map_or_else(|| "<level>".to_string(), sh_word);
+    let members = r.member_ids.as_deref().unwrap_or_default();
+    let (count, devices) = if members.is_empty() {
+        ("<n>".to_string(), "<devices>".to_string())
+    } else {
+        let devs: Vec<String> = members.iter().map(|m| sh_word(&dev_path(m))).collect();
+        (members.len().to_string(), devs.join(" "))
+    };
+    format!(
+        "Back up, then re-create the array with a {target} chunk (`mdadm --create {dev} --level={level} \
+         --raid-devices={count} --chunk={target_kib} {devices}`) or, for RAID 5/6, reshape it with \
+         `mdadm --grow {dev} --chunk={target_kib}`; re-create XFS with matching geometry \
+         (`mkfs.xfs -d su={target_kib}k,sw=<data disks>`)."
+    )
 }
 
 /// Judges each striped LVM logical volume once: on the first volume mounted on it, else on its
@@ -223,10 +244,11 @@ fn judge_lvm<T>(cx: &mut Ctx<'_, RaidStripeUnitParams>, at: &Located<T>, lvm: &B
     let target_kib = wanted.target(unit) / 1024;
     let n = stripes.map_or_else(|| "<stripes>".to_string(), |n| n.to_string());
     let (vg, lv) = name.split_once('/').unwrap_or(("<vg>", name.as_str()));
+    let (vg_lv, vg, lv) = (sh_word(&format!("{vg}/{lv}")), sh_word(vg), sh_word(lv));
     let fix = format!(
         "The stripe unit of a logical volume is set when it is created: back up, then re-create it with a \
-         {} stripe unit (lvremove {vg}/{lv}; lvcreate --type striped -i {n} -I {target_kib}k -L <size> -n {lv} {vg}), \
-         re-create XFS with matching geometry (mkfs.xfs -d su={target_kib}k,sw={n}) and restore.",
+         {} stripe unit (`lvremove {vg_lv}`; `lvcreate --type striped -i {n} -I {target_kib}k -L <size> -n {lv} {vg}`), \
+         re-create XFS with matching geometry (`mkfs.xfs -d su={target_kib}k,sw={n}`) and restore.",
         units::binary(wanted.target(unit)),
     );
     cx.report(at, "backed_by/lvm/stripe_unit_bytes", message)

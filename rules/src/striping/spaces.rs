@@ -5,6 +5,8 @@ use spindle_core::declare::Workload;
 use spindle_core::facts::{StoragePool, VirtualDisk};
 use spindle_core::view::HostView;
 
+use crate::commands::ps_string;
+
 /// `ResiliencySettingName` of a virtual disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Resiliency {
@@ -100,8 +102,10 @@ pub(super) fn new_virtual_disk(
         _ => String::new(),
     };
     format!(
-        "New-VirtualDisk -StoragePoolFriendlyName \"{pool}\" -FriendlyName \"{name}\" \
+        "New-VirtualDisk -StoragePoolFriendlyName {} -FriendlyName {} \
          -ResiliencySettingName {}{copies} -NumberOfColumns {columns} -Interleave {interleave} -UseMaximumSize",
+        ps_string(pool),
+        ps_string(name),
         r.as_str()
     )
 }
