@@ -60,6 +60,8 @@ struct Shown {
     message: String,
     help: Option<String>,
     snippet: Option<Snippet>,
+    /// Each of several errors found at once (a pack's), with its own snippet.
+    related: Vec<Shown>,
 }
 
 impl From<UserError> for Shown {
@@ -74,6 +76,7 @@ impl From<UserError> for Shown {
             message: untrusted::message_keeping_lines(&e.message).into_owned(),
             help: e.help.as_deref().map(|h| untrusted::message_keeping_lines(h).into_owned()),
             snippet,
+            related: e.related.into_iter().map(Shown::from).collect(),
         }
     }
 }
@@ -96,6 +99,12 @@ impl Diagnostic for Shown {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let label = LabeledSpan::new_with_span(Some("here".into()), self.snippet.as_ref()?.span());
         Some(Box::new(std::iter::once(label)))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
     }
 }
 

@@ -281,6 +281,28 @@ fn bad_pack_names_position_and_suggests() {
     assert!(stderr(&o).contains("builtin packs: recommended, oltp, data-warehouse"), "{}", stderr(&o));
 }
 
+/// A pack with several mistakes shows every one on stderr, each with its position and its own
+/// snippet, under their count: one edit fixes them all.
+#[test]
+fn every_pack_error_is_shown_at_once() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let pack = write(
+        dir.path(),
+        "p.toml",
+        "[rules.ALN01]\nseverity = \"note\"\n\n[rules.ALN001]\nalignment_byts = 4096\n",
+    );
+    let o = spindle(&["check", s(&f), "--pack", s(&pack)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("2 errors"), "{err}");
+    for needle in ["p.toml:1:8", "unknown rule `ALN01`", "p.toml:5:1", "did you mean `alignment_bytes`?"] {
+        assert!(err.contains(needle), "{needle} missing from:\n{err}");
+    }
+    // Each error's own snippet, not only its message.
+    assert!(err.contains("alignment_byts = 4096") && err.contains("[rules.ALN01]"), "{err}");
+}
+
 #[test]
 fn files_of_one_host_merge_and_join_by_volume_id() {
     let dir = TempDir::new().unwrap();
