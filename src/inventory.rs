@@ -34,7 +34,7 @@ fn rejected(shown: &str, r: Rejected) -> UserError {
                 let (line, col) = spindle_core::load::line_col(&masked, span.start);
                 UserError {
                     message: format!("{shown}:{line}:{col}: {}", e.message),
-                    src: Some(NamedSource::new(shown.to_string(), masked.clone())),
+                    src: Some(NamedSource::new(shown, masked.clone())),
                     span: Some(SourceSpan::from(
                         span.start..span.end.max(span.start + 1).min(masked.len().max(1)),
                     )),
