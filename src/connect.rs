@@ -4,9 +4,11 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use serde::Deserialize;
 use spindle_collectors::sql::Options;
 use spindle_collectors::sql::connect::{Auth, Encryption, Secret, Settings};
+
+// The inventory's knobs are the command line's too.
+pub use spindle_collectors::inventory::{Encrypt, ServerOverrides, is_env_name};
 
 /// Where the SQL login's password comes from when no variable is named.
 pub const DEFAULT_PASSWORD_ENV: &str = "SPINDLE_SQL_PASSWORD";
@@ -49,30 +51,9 @@ impl Default for ConnectOptions {
     }
 }
 
-/// Encryption: `Required` (the certificate is validated), `Strict` (TDS 8.0), or `Off` (plain
-/// TDS: the login and every result cross the network in clear).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Encrypt {
-    Required,
-    Strict,
-    Off,
-}
-
 /// Passwords asked for on the terminal in this run, by login and the variable that lacked them.
 #[derive(Default)]
 pub struct Prompted(std::collections::HashMap<(String, String), String>);
-
-/// What a server may set for itself in an inventory, over the command line's flags.
-#[derive(Debug, Clone, Default)]
-pub struct ServerOverrides {
-    pub user: Option<String>,
-    pub password_env: Option<String>,
-    pub access_token_env: Option<String>,
-    pub integrated: Option<bool>,
-    pub encrypt: Option<Encrypt>,
-    pub trust_server_certificate: Option<bool>,
-}
 
 impl ConnectOptions {
     /// The collector options for one server. A password missing from the environment is asked
@@ -168,14 +149,6 @@ fn env_secret(var: &str) -> Result<Option<String>, String> {
         Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => Err(format!("{var} is not valid Unicode")),
     }
-}
-
-/// An environment variable's name, as `--password-env`, `password_env` and `access_token_env`
-/// take: letters, digits and `_`, not starting with a digit.
-pub fn is_env_name(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && s.len() <= 128
 }
 
 /// `500ms`, `15s`, `2m`, `1h`; a bare number is seconds.

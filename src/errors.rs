@@ -74,7 +74,8 @@ pub fn load_error(mut e: LoadError, text: Option<&str>) -> UserError {
     let help = e.help.take();
     let span = text.filter(|_| e.line > 0).map(|t| {
         let offset = offset_of(t, e.line, e.column);
-        SourceSpan::from(offset..(offset + 1).min(t.len()).max(offset))
+        // One character, not one byte: a byte would end inside `é`.
+        SourceSpan::from(offset..offset + t[offset..].chars().next().map_or(0, char::len_utf8))
     });
     UserError {
         message: e.to_string(),
@@ -123,6 +124,21 @@ mod tests {
             .render_report(&mut out, e)
             .unwrap();
         out
+    }
+
+    /// Found by fuzzing (core/fuzz, `snapshot`): an error at a character of several bytes was
+    /// labelled with its first byte alone, a span ending inside the character.
+    #[test]
+    fn a_load_error_at_a_multibyte_character_spans_the_character() {
+        let text = "{\n  \"host\": é\n}";
+        let e = spindle_core::load::parse_snapshot("s.json", text.to_string()).unwrap_err();
+        let shown = load_error(e, Some(text));
+        let span = shown.span.unwrap();
+        assert_eq!(&text[span.offset()..span.offset() + span.len()], "é");
+        // At the end of the text, an empty span.
+        let e = spindle_core::load::parse_snapshot("s.json", "{".to_string()).unwrap_err();
+        let span = load_error(e, Some("{")).span.unwrap();
+        assert!(span.offset() + span.len() <= 1);
     }
 
     const THREE_MISTAKES: &str = r#"name = "acme"

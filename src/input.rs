@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use spindle_core::load::parse_snapshot;
 use spindle_core::locate::locate;
 use spindle_core::view::Document;
+use spindle_files::ReadError;
 
 use crate::errors::{UserError, load_error};
 
@@ -207,7 +208,7 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
                         ..UserError::plain(format!(
                             "{}: not a regular file ({})",
                             path.display(),
-                            file_kind(&meta)
+                            spindle_files::kind(&meta)
                         ))
                     });
                 }
@@ -233,29 +234,28 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
 /// and reading at most one byte over the cap whatever the file's size says (files in /proc or
 /// /sys say 0 or 4096).
 pub fn read_text(path: &Path) -> Result<String, UserError> {
-    let shown = path.display();
-    let (file, meta) =
-        open_regular(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
-    if meta.len() > MAX_SNAPSHOT_BYTES {
-        return Err(UserError::plain(format!(
-            "{shown}: file is {} bytes; a snapshot is at most {} bytes",
-            meta.len(),
-            MAX_SNAPSHOT_BYTES
-        )));
-    }
-    read_bounded(file, &shown.to_string())
+    read_capped(path, MAX_SNAPSHOT_BYTES, "a snapshot")
+}
+
+/// The text of `path`, a regular file of at most `cap_bytes` (named `what` in the error, "a
+/// snapshot"): a pipe or device is refused without waiting on it, and no more than one byte
+/// past the cap is read whatever the file's size says.
+pub(crate) fn read_capped(path: &Path, cap_bytes: u64, what: &str) -> Result<String, UserError> {
+    let shown = path.display().to_string();
+    let bytes = spindle_files::read_regular(path, cap_bytes).map_err(|e| unread(e, &shown, what))?;
+    utf8(bytes, &shown)
 }
 
 /// An input that is not a regular file, read whole, once: a pipe or a device.
 fn read_stream(path: &Path) -> Result<String, UserError> {
     let shown = path.display().to_string();
     let fail = |e: io::Error| UserError::plain(format!("{shown}: cannot read: {e}"));
-    let file = open_nonblocking(path).map_err(fail)?;
+    let file = spindle_files::open_nonblocking(path).map_err(fail)?;
     let meta = file.metadata().map_err(fail)?;
     // The pipe was opened without waiting for a writer; its reads should wait for the data.
-    set_blocking(&file).map_err(fail)?;
+    spindle_files::set_blocking(&file).map_err(fail)?;
     let text = read_bounded(file, &shown)?;
-    if text.is_empty() && is_fifo(&meta) {
+    if text.is_empty() && spindle_files::is_fifo(&meta) {
         return Err(UserError::plain(format!(
             "{shown}: a named pipe with nothing written into it (spindle does not wait for a writer)"
         )));
@@ -266,95 +266,27 @@ fn read_stream(path: &Path) -> Result<String, UserError> {
 /// At most [`MAX_SNAPSHOT_BYTES`] of `r` as text; more is an error, found by reading one byte
 /// past the cap rather than trusting a size (`/dev/zero` and pipes have none).
 fn read_bounded(r: impl Read, shown: &str) -> Result<String, UserError> {
-    let mut bytes = Vec::new();
-    r.take(MAX_SNAPSHOT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
-        return Err(UserError::plain(format!(
-            "{shown}: more than {MAX_SNAPSHOT_BYTES} bytes; a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        UserError::plain(format!("{shown}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    let bytes =
+        spindle_files::read_bounded(r, MAX_SNAPSHOT_BYTES).map_err(|e| unread(e, shown, "a snapshot"))?;
+    utf8(bytes, shown)
+}
+
+fn unread(e: ReadError, shown: &str, what: &str) -> UserError {
+    UserError::plain(match e {
+        ReadError::TooLarge { size_bytes: Some(n), cap_bytes } => {
+            format!("{shown}: file is {n} bytes; {what} is at most {cap_bytes} bytes")
+        }
+        ReadError::TooLarge { size_bytes: None, cap_bytes } => {
+            format!("{shown}: more than {cap_bytes} bytes; {what} is at most {cap_bytes} bytes")
+        }
+        e => format!("{shown}: cannot read: {e}"),
     })
 }
 
-/// Opens `path` for reading without waiting: `open` of a named pipe blocks until a writer
-/// comes, which may be never.
-pub(crate) fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
-    }
-    #[cfg(not(unix))]
-    fs::File::open(path)
-}
-
-/// Opens a file that must be a regular file, refusing pipes, devices and sockets without
-/// blocking on them; checked on the open file, so a file swapped for a pipe after it was
-/// listed is refused too.
-pub(crate) fn open_regular(path: &Path) -> io::Result<(fs::File, fs::Metadata)> {
-    let file = open_nonblocking(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::other(format!("not a regular file ({})", file_kind(&meta))));
-    }
-    set_blocking(&file)?;
-    Ok((file, meta))
-}
-
-/// Clears the `O_NONBLOCK` that [`open_nonblocking`] set.
-fn set_blocking(file: &fs::File) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: fcntl on a descriptor this `File` owns; F_GETFL and F_SETFL take no pointers.
-        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = file;
-    Ok(())
-}
-
-fn is_fifo(meta: &fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        meta.file_type().is_fifo()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
-    }
-}
-
-/// What a file that is not a regular file is, for an error message.
-pub(crate) fn file_kind(meta: &fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe";
-        } else if t.is_char_device() {
-            return "a character device";
-        } else if t.is_block_device() {
-            return "a block device";
-        } else if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a file"
+fn utf8(bytes: Vec<u8>, shown: &str) -> Result<String, UserError> {
+    String::from_utf8(bytes).map_err(|e| {
+        UserError::plain(format!("{shown}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    })
 }
 
 /// Groups files by the host they describe (names compared without case, as Windows and DNS
@@ -431,8 +363,8 @@ const HEAD_BYTES: u64 = 8 << 10;
 /// `None` sends the caller to the whole file.
 fn host_name_from_head(path: &Path) -> Result<Option<String>, UserError> {
     let shown = path.display();
-    let (file, meta) =
-        open_regular(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
+    let (file, meta) = spindle_files::open_regular(path)
+        .map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
     if meta.len() > MAX_SNAPSHOT_BYTES {
         return Err(UserError::plain(format!(
             "{shown}: file is {} bytes; a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes",

@@ -1,293 +1,57 @@
-//! The fleet's inventory: a TOML file of servers, each with optional login, pack and tags.
-//!
-//! ```toml
-//! [[server]]
-//! name = 'sql01\SALES'          # host, host\instance or host,port
-//! tags = ["prod", "emea"]
-//! pack = ["oltp", "acme.toml"]  # relative to this file; default: the command line's --pack
-//! user = "spindle"              # password from password_env, never from this file
-//! password_env = "SQL01_PASSWORD"
-//! ```
+//! Reading the fleet's inventory (`--inventory`): the file, bounded and never waited on, then
+//! its servers as [`spindle_collectors::inventory`] parses them, every mistake turned into an
+//! error naming the file, line and column, with no secret in any snippet.
 
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use miette::{NamedSource, SourceSpan};
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use toml::Spanned;
-use toml::de::{DeTable, DeValue, ValueDeserializer};
+use spindle_collectors::inventory::{self, Rejected};
 
-use crate::connect::{Encrypt, ServerOverrides, is_env_name};
 use crate::errors::UserError;
-use spindle_collectors::sql::target::Target;
 
-/// The file's top level, only for serde to word what is wrong with it: each `[[server]]` is read
-/// on its own, so that one entry's mistake hides no other's.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TopLevel {
-    #[serde(default, rename = "server")]
-    _server: Vec<IgnoredAny>,
-}
+pub use spindle_collectors::inventory::Server;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entry {
-    name: Spanned<String>,
-    #[serde(default)]
-    tags: Vec<String>,
-    #[serde(default)]
-    pack: Option<OneOrMany>,
-    user: Option<String>,
-    password_env: Option<String>,
-    access_token_env: Option<String>,
-    integrated: Option<bool>,
-    encrypt: Option<Encrypt>,
-    trust_server_certificate: Option<bool>,
-    /// Accepted here only to be refused by name, which [`password_span`] does from the raw entry
-    /// so that an entry with another mistake too is still told.
-    #[serde(default, rename = "password")]
-    _password: Option<IgnoredAny>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-/// One server of the inventory.
-#[derive(Debug, Clone)]
-pub struct Server {
-    pub target: Target,
-    /// The name as written in the inventory, for messages and reports.
-    pub label: String,
-    pub tags: Vec<String>,
-    /// Packs for this server (paths resolved against the inventory's folder); `None`: the
-    /// command line's.
-    pub packs: Option<Vec<String>>,
-    pub overrides: ServerOverrides,
-}
+/// Largest inventory read. An entry is about 100 bytes: 4 MiB lists tens of thousands of
+/// servers, and anything bigger is not a hand-kept inventory.
+pub const MAX_INVENTORY_BYTES: u64 = 4 << 20;
 
 /// Reads the inventory. Every mistake in it is reported at once (a syntax error alone, as
-/// nothing can be read after it), each with its line and column.
+/// nothing can be read after it), each with its line and column. A named pipe or device is
+/// refused without blocking, and no more than one byte past the cap is read.
 pub fn load(path: &Path) -> Result<Vec<Server>, UserError> {
-    let shown = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| UserError::plain(format!("{shown}: cannot read: {e}")))?;
-    let root = DeTable::parse(&text).ok();
-    // What may be a secret is never shown, in a snippet or a message: CI logs keep both.
-    let secrets: Vec<Range<usize>> = root.as_ref().map(|r| secret_spans(r.get_ref())).unwrap_or_default();
-    let masked = mask(&text, &secrets);
-    let at = |span: Range<usize>, message: String, help: Option<String>| {
-        let (line, col) = spindle_core::load::line_col(&text, span.start);
-        let error = UserError {
-            message: format!("{shown}:{line}:{col}: {message}"),
-            src: Some(NamedSource::new(shown.clone(), masked.clone())),
-            span: Some(SourceSpan::from(span.start..span.end.max(span.start + 1).min(text.len().max(1)))),
-            help,
-            related: vec![],
-        };
-        (span.start, error)
-    };
-    // serde words a bad value by quoting it: not when the value may be a secret.
-    let serde_error = |e: toml::de::Error| {
-        let span = e.span().unwrap_or(0..0);
-        let in_secret = secrets.iter().any(|s| s.start <= span.start && span.start < s.end.max(s.start + 1));
-        let message = if in_secret {
-            "this value is not valid here (it is not shown: it may be a secret)".to_string()
-        } else {
-            e.message().to_string()
-        };
-        at(span, message, None)
-    };
-    let Some(root) = root else {
-        return Err(DeTable::parse(&text)
-            .map_err(|e| serde_error(e).1)
-            .err()
-            .unwrap_or_else(|| UserError::plain(format!("{shown}: not TOML"))));
-    };
-    let root_span = root.span();
-
-    let mut errors = vec![];
-    let mut entries = vec![];
-    for (key, value) in root.into_inner() {
-        let span = value.span();
-        match value.into_inner() {
-            DeValue::Array(items) if key.get_ref() == "server" => {
-                for item in items {
-                    if let Some(span) = password_span(&item) {
-                        errors.push(at(
-                            span,
-                            "passwords are never read from files".into(),
-                            Some(
-                                "name an environment variable instead: password_env = \"SQL01_PASSWORD\""
-                                    .into(),
-                            ),
-                        ));
-                    }
-                    for (key, span) in misplaced_secrets(&item) {
-                        errors.push(at(
-                            span,
-                            format!("{key} names an environment variable; this value is not one (not shown: it may be a secret)"),
-                            Some(format!("{key} = \"SQL01_PASSWORD\", with the password in that variable")),
-                        ));
-                    }
-                    match Entry::deserialize(ValueDeserializer::from(item)) {
-                        Ok(entry) => entries.push(entry),
-                        Err(e) => errors.push(serde_error(e)),
-                    }
-                }
-            }
-            other => {
-                let value = Spanned::new(span, other);
-                let alone =
-                    Spanned::new(root_span.clone(), DeValue::Table([(key, value)].into_iter().collect()));
-                if let Err(e) = TopLevel::deserialize(ValueDeserializer::from(alone)) {
-                    errors.push(serde_error(e));
-                }
-            }
-        }
-    }
-
+    let text = crate::input::read_capped(path, MAX_INVENTORY_BYTES, "an inventory")?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let name = entry.name.get_ref();
-        let target = match Target::parse(name) {
-            Ok(target) => target,
-            Err(e) => {
-                errors.push(at(entry.name.span(), e, None));
-                continue;
-            }
-        };
-        if !seen.insert(target.to_string().to_ascii_lowercase()) {
-            errors.push(at(entry.name.span(), format!("server {target} is listed twice"), None));
-            continue;
-        }
-        let packs = entry.pack.map(|p| match p {
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        });
-        out.push(Server {
-            label: name.clone(),
-            target,
-            tags: entry.tags,
-            packs: packs.map(|v| v.into_iter().map(|p| resolve_pack(base, p)).collect()),
-            overrides: ServerOverrides {
-                user: entry.user,
-                password_env: entry.password_env,
-                access_token_env: entry.access_token_env,
-                integrated: entry.integrated,
-                encrypt: entry.encrypt,
-                trust_server_certificate: entry.trust_server_certificate,
-            },
-        });
-    }
-    // In the order of the file, whichever check found them.
-    errors.sort_by_key(|(start, _)| *start);
-    if let Some(e) = UserError::all(&shown, errors.into_iter().map(|(_, e)| e).collect()) {
-        return Err(e);
-    }
-    if out.is_empty() {
-        return Err(UserError::plain(format!("{shown}: no [[server]] entries")));
-    }
-    Ok(out)
+    inventory::parse(&text, base).map_err(|r| rejected(&path.display().to_string(), r))
 }
 
-/// Where a `[[server]]` entry sets `password`, whatever else is wrong with it.
-fn password_span(entry: &Spanned<DeValue<'_>>) -> Option<Range<usize>> {
-    match entry.get_ref() {
-        DeValue::Table(table) => table.get("password").map(Spanned::span),
-        _ => None,
-    }
-}
-
-/// Keys whose value may be a secret: `password` and its misspellings, tokens, secrets.
-fn may_hold_secret(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    !k.ends_with("_env")
-        && ["pass", "pasw", "pw", "secret", "token", "credential"].iter().any(|w| k.contains(w))
-}
-
-/// `password_env` or `access_token_env` holding what is not a variable's name: most likely the
-/// secret itself, pasted in the wrong place.
-fn misplaced_secrets(entry: &Spanned<DeValue<'_>>) -> Vec<(&'static str, Range<usize>)> {
-    let DeValue::Table(table) = entry.get_ref() else { return vec![] };
-    ["password_env", "access_token_env"]
+/// Every mistake of an inventory as one error, each shown in the masked text.
+fn rejected(shown: &str, r: Rejected) -> UserError {
+    let Rejected { errors, masked } = r;
+    let errors = errors
         .into_iter()
-        .filter_map(|key| {
-            let v = table.get(key)?;
-            match v.get_ref() {
-                DeValue::String(s) if is_env_name(s) => None,
-                _ => Some((key, v.span())),
-            }
-        })
-        .collect()
-}
-
-/// The spans of every value in the `[[server]]` entries that may be a secret: under a key that
-/// may hold one, or a `*_env` key whose value is no variable's name.
-fn secret_spans(root: &DeTable<'_>) -> Vec<Range<usize>> {
-    let mut out = vec![];
-    let mut visit = |table: &DeTable<'_>| {
-        for (key, value) in table.iter() {
-            let secret = may_hold_secret(key.get_ref())
-                || (key.get_ref().ends_with("_env")
-                    && !matches!(value.get_ref(), DeValue::String(s) if is_env_name(s)));
-            if secret {
-                out.push(value.span());
-            }
-        }
-    };
-    visit(root);
-    for (_, value) in root.iter() {
-        match value.get_ref() {
-            DeValue::Array(items) => {
-                for item in items {
-                    if let DeValue::Table(t) = item.get_ref() {
-                        visit(t);
-                    }
+        .map(|e| match e.span {
+            Some(span) => {
+                let (line, col) = spindle_core::load::line_col(&masked, span.start);
+                UserError {
+                    message: format!("{shown}:{line}:{col}: {}", e.message),
+                    src: Some(NamedSource::new(shown, masked.clone())),
+                    span: Some(SourceSpan::from(
+                        span.start..span.end.max(span.start + 1).min(masked.len().max(1)),
+                    )),
+                    help: e.help,
+                    related: vec![],
                 }
             }
-            DeValue::Table(t) => visit(t),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// `text` with the bytes of each span turned into `*` (quotes kept), so the snippet keeps every
-/// other position and shows no secret.
-fn mask(text: &str, spans: &[Range<usize>]) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for span in spans {
-        let end = span.end.min(bytes.len());
-        for b in &mut bytes[span.start.min(end)..end] {
-            if !matches!(*b, b'"' | b'\'' | b'\n') {
-                *b = b'*';
-            }
-        }
-    }
-    // Whole UTF-8 sequences were replaced byte by byte, so the text is still UTF-8.
-    String::from_utf8(bytes).unwrap_or_default()
-}
-
-/// A pack named by path is relative to the inventory; a builtin name stays a name.
-fn resolve_pack(base: &Path, pack: String) -> String {
-    if pack.ends_with(".toml") && Path::new(&pack).is_relative() {
-        let p: PathBuf = base.join(&pack);
-        p.display().to_string()
-    } else {
-        pack
-    }
+            None => UserError { help: e.help, ..UserError::plain(format!("{shown}: {}", e.message)) },
+        })
+        .collect();
+    UserError::all(shown, errors).unwrap_or_else(|| UserError::plain(format!("{shown}: not an inventory")))
 }
 
 #[cfg(test)]
 mod tests {
+    use spindle_collectors::inventory::Encrypt;
+
     use super::*;
 
     fn load_str(text: &str) -> Result<Vec<Server>, UserError> {

@@ -1,9 +1,9 @@
 //! Builtin rule packs (embedded from `rule-packs/`) and packs read from files.
 
-use std::io::Read;
 use std::path::Path;
 
 use spindle_core::pack::{PackLoader, SourceText};
+use spindle_files::ReadError;
 
 /// The packs shipped in the binary: name and TOML.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -31,20 +31,18 @@ impl PackLoader for Loader {
         let shown = path.display().to_string();
         // Opened without waiting and refused unless a regular file: a named pipe would hang the
         // run. At most one byte over the cap is read, whatever the size says.
-        let (file, meta) = crate::input::open_regular(&path).map_err(|e| {
-            let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-            format!("cannot read pack `{shown}`: {e} (builtin packs: {})", names.join(", "))
+        let bytes = spindle_files::read_regular(&path, MAX_PACK_BYTES).map_err(|e| match e {
+            ReadError::TooLarge { size_bytes: Some(n), .. } => {
+                format!("pack `{shown}` is {n} bytes; packs are limited to 4 MiB")
+            }
+            ReadError::TooLarge { size_bytes: None, .. } => {
+                format!("pack `{shown}` is over 4 MiB; packs are limited to 4 MiB")
+            }
+            e => {
+                let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+                format!("cannot read pack `{shown}`: {e} (builtin packs: {})", names.join(", "))
+            }
         })?;
-        if meta.len() > MAX_PACK_BYTES {
-            return Err(format!("pack `{shown}` is {} bytes; packs are limited to 4 MiB", meta.len()));
-        }
-        let mut bytes = Vec::new();
-        file.take(MAX_PACK_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read pack `{shown}`: {e}"))?;
-        if bytes.len() as u64 > MAX_PACK_BYTES {
-            return Err(format!("pack `{shown}` is over 4 MiB; packs are limited to 4 MiB"));
-        }
         let text = String::from_utf8(bytes).map_err(|e| {
             format!("cannot read pack `{shown}`: not UTF-8 text (byte {})", e.utf8_error().valid_up_to())
         })?;

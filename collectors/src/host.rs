@@ -36,69 +36,19 @@ pub fn image(path: &Path, host_name: Option<&str>) -> Result<Snapshot, HostError
 /// it: `open` of a named pipe waits for a writer that may never come, and a character device
 /// such as `/dev/zero` or a terminal is not a disk.
 fn open_image(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = spindle_files::open_nonblocking(path)?;
+    let meta = file.metadata()?;
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let file = open_nonblocking(path)?;
-        let t = file.metadata()?.file_type();
-        if !(t.is_file() || t.is_block_device()) {
-            let what = if t.is_fifo() {
-                "a named pipe"
-            } else if t.is_char_device() {
-                "a character device"
-            } else if t.is_socket() {
-                "a socket"
-            } else if t.is_dir() {
-                "a directory"
-            } else {
-                "not a file"
-            };
-            return Err(std::io::Error::other(format!(
-                "{what}, not a disk image or block device (images are read at offsets, so they \
-                 cannot come through a pipe)"
-            )));
-        }
-        set_blocking(&file)?;
-        Ok(file)
-    }
+    let block_device = std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type());
     #[cfg(not(unix))]
-    std::fs::File::open(path)
-}
-
-/// Opens for reading without waiting for a writer.
-#[cfg(target_os = "linux")]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
-}
-
-/// Without the `libc` constant here, the type is checked before opening; a file swapped for a
-/// pipe in between is the one case left to block.
-#[cfg(all(unix, not(target_os = "linux")))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = std::fs::metadata(path)?.file_type();
-    if t.is_fifo() || t.is_socket() {
-        return Err(std::io::Error::other("a named pipe or socket, not a disk image or block device"));
+    let block_device = false;
+    if !(meta.is_file() || block_device) {
+        return Err(std::io::Error::other(format!(
+            "{}, not a disk image or block device (images are read at offsets, so they cannot \
+             come through a pipe)",
+            spindle_files::kind(&meta)
+        )));
     }
-    std::fs::File::open(path)
-}
-
-/// Clears `O_NONBLOCK` once the file is known to be an image or a disk, so that no read of a
-/// slow device or network file system ends early with `EAGAIN`.
-#[cfg(target_os = "linux")]
-fn set_blocking(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let fd = file.as_raw_fd();
-    // SAFETY: fcntl on a descriptor `file` owns; F_GETFL and F_SETFL take no pointers.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-#[cfg(all(unix, not(target_os = "linux")))]
-fn set_blocking(_: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+    spindle_files::set_blocking(&file)?;
+    Ok(file)
 }

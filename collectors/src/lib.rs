@@ -8,15 +8,20 @@
 //! - [`linux`]: sysfs, `/proc/self/mountinfo` and statfs on a running Linux host;
 //! - [`windows`]: the Windows storage CIM classes (`MSFT_Disk`, `MSFT_Partition`, ...);
 //! - [`sql`]: a SQL Server's files, volumes and I/O counters over TDS (feature `sql`, default);
-//! - [`host`]: this machine, or an image, as one snapshot.
+//! - [`host`]: this machine, or an image, as one snapshot;
+//! - [`inventory`]: the SQL Servers to collect from, as an inventory file lists them, and
+//!   [`target`]: how one server is named.
 //!
-//! The host parsers are fuzzed (`collectors/fuzz/`), which builds this crate without `sql`.
+//! The host parsers and the inventory are fuzzed (`collectors/fuzz/`), which builds this crate
+//! without `sql`.
 
 pub mod host;
 pub mod image;
+pub mod inventory;
 pub mod linux;
 #[cfg(feature = "sql")]
 pub mod sql;
+pub mod target;
 pub mod windows;
 
 /// The current time as RFC 3339 UTC, for `collected_at`.

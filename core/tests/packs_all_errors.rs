@@ -261,3 +261,80 @@ fn errors_of_several_files_stay_grouped_by_file() {
     assert_eq!(found, [("a.toml", 1), ("a.toml", 3), ("b.toml", 2)], "{e}");
     assert!(PackErrors::from_vec(vec![]).is_none());
 }
+
+/// A pack of a hundred thousand mistakes: each error holds the pack's text, so all of them took
+/// memory in the square of the file's size. The first 20 are listed, then how many more there are.
+#[test]
+fn a_pack_of_endless_mistakes_lists_the_first_twenty() {
+    use spindle_core::pack::MAX_ERRORS_PER_PACK;
+    let mut text = String::new();
+    for i in 0..100_000 {
+        text.push_str(&format!("[rules.X{i}]\n"));
+    }
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let e = resolve(&catalogue(), &["big.toml"], &mem(&[("big.toml", text)])).unwrap_err();
+    assert_eq!(e.len(), MAX_ERRORS_PER_PACK + 1);
+    assert!(lines(&e)[0].starts_with("big.toml:1:8: unknown rule `X0`"), "{}", lines(&e)[0]);
+    assert_eq!(
+        lines(&e)[MAX_ERRORS_PER_PACK],
+        "big.toml: 99980 more mistakes in this pack are not listed (the first 20 are)"
+    );
+
+    // Mistakes of TOML values, found while reading, likewise.
+    let mut text = String::from("[[waivers]]\nrules = 1\n");
+    for _ in 0..1_000 {
+        text.push_str("[[waivers]]\nrules = 1\n");
+    }
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let e = resolve(&catalogue(), &["w.toml"], &mem(&[("w.toml", text)])).unwrap_err();
+    assert_eq!(e.len(), MAX_ERRORS_PER_PACK + 1, "{}", lines(&e).join("\n"));
+    assert!(lines(&e)[MAX_ERRORS_PER_PACK].contains("more mistakes in this pack are not listed"));
+}
+
+/// Packs that each extend all the others were read a factorial number of times (a dozen small
+/// files: hundreds of millions of reads). A stack reads at most 64 packs, counting repeats, and
+/// says where it stopped.
+#[test]
+fn packs_extending_each_other_over_and_over_are_bounded() {
+    use spindle_core::pack::MAX_PACK_READS;
+    let names =
+        ["a.toml", "b.toml", "c.toml", "d.toml", "e.toml", "f.toml", "g.toml", "h.toml", "i.toml", "j.toml"];
+    let text: &'static str = Box::leak(
+        format!("extends = [{}]\n", names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", "))
+            .into_boxed_str(),
+    );
+    let files: Vec<(&'static str, &'static str)> = names.iter().map(|n| (*n, text)).collect();
+    let start = std::time::Instant::now();
+    let e = load_packs(&["a.toml"], &mem(&files)).err().expect("refused");
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+    let bound = e.iter().find(|e| e.message.contains("reaches more than")).expect("the bound is said");
+    assert_eq!(bound.message.split_whitespace().nth(4), Some(MAX_PACK_READS.to_string().as_str()));
+    assert!(bound.span.is_some(), "at the `extends` entry where the bound was crossed");
+    // A diamond, as people write them, is well inside the bound.
+    let loader = mem(&[
+        ("top.toml", "extends = [\"left.toml\", \"right.toml\"]\n"),
+        ("left.toml", "extends = [\"base.toml\"]\n"),
+        ("right.toml", "extends = [\"base.toml\"]\n"),
+        ("base.toml", "[rules.ALN001]\nseverity = \"note\"\n"),
+    ]);
+    assert!(load_packs(&["top.toml"], &loader).is_ok());
+}
+
+/// Each plugin declaration holds its pack's text: a pack of a hundred thousand plugins took
+/// memory in the square of its size. At most 64 plugins are declared.
+#[test]
+fn at_most_64_plugins_are_declared() {
+    use spindle_core::pack::MAX_PLUGINS;
+    let mut text = String::new();
+    for i in 0..10_000 {
+        text.push_str(&format!("[plugins.p{i}]\npath = \"p.wasm\"\n"));
+    }
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let stack = load_packs(&["p.toml"], &mem(&[("p.toml", text)])).unwrap();
+    let e = stack.plugins().unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].message, format!("more than {MAX_PLUGINS} plugins; spindle loads at most {MAX_PLUGINS}"));
+    let text = "[plugins.a]\npath = \"a.wasm\"\n[plugins.b]\npath = \"b.wasm\"\n";
+    let stack = load_packs(&["p.toml"], &mem(&[("p.toml", text)])).unwrap();
+    assert_eq!(stack.plugins().unwrap().len(), 2);
+}

@@ -14,7 +14,7 @@ use spindle_core::rule::{Ctx, Rule, RuleGroup, RuleMeta};
 use spindle_core::view::HostView;
 
 use crate as plugin;
-use crate::{Limits, Plugin, PluginErrorKind, PluginHost};
+use crate::{LimitField, Limits, Plugin, PluginErrorKind, PluginHost};
 
 /// A plugin, loaded and ready to check hosts.
 pub struct PluginGroup {
@@ -56,9 +56,15 @@ pub fn load(host: &PluginHost, decls: &[PluginDecl]) -> Result<Vec<PluginRule>, 
             fuel: decl.fuel,
         };
         // Caught here rather than where packs are read (spindle-core) because the caps are the
-        // sandbox's. The pack gives no position for these keys: the declaration's name stands in.
-        if let Some((_, why)) = limits.over_cap() {
-            return Err(decl.error(decl.name_span.clone(), format!("plugin `{}`: {why}", decl.name)));
+        // sandbox's; the error points at the value over its cap.
+        if let Some((field, why)) = limits.over_cap() {
+            let span = match field {
+                LimitField::MemoryBytes => &decl.memory_bytes_span,
+                LimitField::TimeoutMs => &decl.timeout_ms_span,
+                LimitField::Fuel => &decl.fuel_span,
+            };
+            let span = span.clone().unwrap_or_else(|| decl.name_span.clone());
+            return Err(decl.error(span, format!("plugin `{}`: {why}", decl.name)));
         }
         let loaded = host.load(
             &decl.name,

@@ -626,3 +626,34 @@ fn pack_limits_have_caps() {
         .unwrap_err();
     assert!(e.message.contains("over spindle's cap"), "{e}");
 }
+
+/// Issue 11: a limit over its cap is reported at that key's value in the pack, not at the
+/// plugin's name, so the line and column lead to what to change.
+#[test]
+fn a_limit_over_its_cap_points_at_its_value() {
+    use spindle_core::pack::{PackLoader, SourceText, load_packs};
+    struct One(String);
+    impl PackLoader for One {
+        fn load(&self, reference: &str, _from: Option<&str>) -> Result<SourceText, String> {
+            Ok(SourceText { path: reference.into(), text: self.0.clone() })
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    for (line, expected) in [
+        ("timeout_ms = 9223372036854775807", (4, 14)),
+        ("memory_bytes = 4294967297", (4, 16)),
+        ("  fuel   = 1000000000001", (4, 12)),
+    ] {
+        let text = format!("# acme\n[plugins.acme]\npath = \"missing.wasm\"\n{line}\n");
+        let decls = load_packs(&["acme.toml"], &One(text)).unwrap().plugins().unwrap();
+        let e = crate::load_rules(&host, &decls).err().expect("refused");
+        assert!(e.message.contains("over spindle's cap"), "{}", e.message);
+        assert_eq!(e.line_col(), Some(expected), "{line}: {}", e.message);
+    }
+    // At the caps, the limits pass and the plugin file is what fails, at its path.
+    let text = "[plugins.acme]\npath = \"missing.wasm\"\ntimeout_ms = 60000\n".to_string();
+    let decls = load_packs(&["acme.toml"], &One(text)).unwrap().plugins().unwrap();
+    let e = crate::load_rules(&host, &decls).err().expect("no such file");
+    assert_eq!(e.line_col(), Some((2, 8)), "{}", e.message);
+}

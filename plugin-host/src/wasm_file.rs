@@ -1,10 +1,9 @@
 //! Reading a plugin file: the size cap, the pinned sha256, and a first look at what it is.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
+use spindle_files::ReadError;
 
 use crate::cache::hex;
 
@@ -23,82 +22,17 @@ pub(crate) enum FileError {
 /// Only a regular file is read: a named pipe would block the run (in `open`, waiting for a
 /// writer, or in reads), and a device such as `/dev/zero` has no end.
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, FileError> {
-    let fail = |e: std::io::Error| FileError::Read(format!("cannot read the plugin file: {e}"));
-    let file = open_nonblocking(path).map_err(fail)?;
-    let meta = file.metadata().map_err(fail)?;
-    if !meta.is_file() {
-        return Err(FileError::Read(format!(
-            "the plugin path is {}, not a regular file; a plugin is a .wasm file",
-            file_kind(&meta)
-        )));
-    }
-    set_blocking(&file).map_err(fail)?;
-    let too_big = || {
-        FileError::Read(format!(
-            "the plugin file is over {} MiB, the most spindle loads",
-            MAX_WASM_BYTES >> 20
-        ))
-    };
-    // Refused unread when its size says so; read to one byte over the cap when it does not.
-    if meta.len() > MAX_WASM_BYTES {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_WASM_BYTES + 1).read_to_end(&mut bytes).map_err(fail)?;
-    if bytes.len() as u64 > MAX_WASM_BYTES {
-        return Err(too_big());
-    }
-    Ok(bytes)
-}
-
-/// Opens without waiting for a writer, so a named pipe is refused rather than waited on.
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
-    }
-    #[cfg(not(unix))]
-    File::open(path)
-}
-
-/// Clears the `O_NONBLOCK` of [`open_nonblocking`] once the file is known to be regular: local
-/// file systems ignore it, but a network or FUSE file system may honour it with `EAGAIN`.
-fn set_blocking(file: &File) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: fcntl on a descriptor this `File` owns; F_GETFL and F_SETFL take no pointers.
-        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = file;
-    Ok(())
-}
-
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe";
-        } else if t.is_char_device() {
-            return "a character device";
-        } else if t.is_block_device() {
-            return "a block device";
-        } else if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a file"
+    spindle_files::read_regular(path, MAX_WASM_BYTES).map_err(|e| {
+        FileError::Read(match e {
+            ReadError::NotRegular(kind) => {
+                format!("the plugin path is {kind}, not a regular file; a plugin is a .wasm file")
+            }
+            ReadError::TooLarge { .. } => {
+                format!("the plugin file is over {} MiB, the most spindle loads", MAX_WASM_BYTES >> 20)
+            }
+            ReadError::Io(e) => format!("cannot read the plugin file: {e}"),
+        })
+    })
 }
 
 pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {

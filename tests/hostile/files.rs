@@ -1,7 +1,7 @@
 //! Hostile files: see main.rs. Named pipes and endless devices where a file is expected (item
-//! 6), snapshots through pipes (7), signals mid-run (13), the modes and owners of what spindle
-//! writes (14), a report to stdout without `$TMPDIR` (15), and one snapshot that cannot be saved
-//! in a fleet (16).
+//! 6: snapshots, plugins, packs, images, inventories), snapshots through pipes (7), signals
+//! mid-run (13), the modes and owners of what spindle writes (14), a report to stdout without
+//! `$TMPDIR` (15), and one snapshot that cannot be saved in a fleet (16).
 //!
 //! Every case runs the binary under a deadline: a hang fails the case rather than the suite, and
 //! an endless read runs under a memory limit rather than against the machine's.
@@ -216,6 +216,40 @@ fn item06_fifo_as_pack_is_refused() {
     let mut cmd = spindle();
     cmd.arg("check").arg(&good).arg("--pack").arg(&pack);
     refused(&run(cmd, None), &["fifo.toml", "named pipe"]);
+}
+
+/// `--inventory` is opened like a pack: a named pipe is refused without waiting for a writer, a
+/// device is refused unread, and a file over the 4 MiB cap is refused by its size.
+#[test]
+fn item06_fifo_device_or_oversized_inventory_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let fifo = dir.path().join("servers.toml");
+    mkfifo(&fifo);
+    let mut cmd = spindle();
+    cmd.args(["check", "--inventory"]).arg(&fifo);
+    refused(&run(cmd, None), &["servers.toml", "not a regular file", "named pipe"]);
+
+    let mut cmd = spindle();
+    cmd.args(["check", "--inventory", "/dev/zero"]);
+    limit_memory(&mut cmd);
+    refused(&run(cmd, None), &["/dev/zero", "character device"]);
+
+    // Sparse: 4 MiB and one byte that take no disk.
+    let big = dir.path().join("big.toml");
+    fs::File::create(&big).unwrap().set_len((4 << 20) + 1).unwrap();
+    let mut cmd = spindle();
+    cmd.args(["check", "--inventory"]).arg(&big);
+    limit_memory(&mut cmd);
+    refused(&run(cmd, None), &["big.toml", "4194305 bytes", "an inventory is at most 4194304 bytes"]);
+
+    // At the cap it is read, and judged as TOML.
+    let at_cap = dir.path().join("at-cap.toml");
+    let mut text = b"[[server]]\nname = \"sql01\"\nbad = 1\n".to_vec();
+    text.resize(4 << 20, b'#');
+    fs::write(&at_cap, text).unwrap();
+    let mut cmd = spindle();
+    cmd.args(["check", "--inventory"]).arg(&at_cap);
+    refused(&run(cmd, None), &["at-cap.toml:3:1:", "unknown field `bad`"]);
 }
 
 #[test]

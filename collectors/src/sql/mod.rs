@@ -11,7 +11,8 @@ pub mod map;
 pub mod queries;
 pub mod rows;
 pub mod sample;
-pub mod target;
+/// Server names are parsed without the `sql` feature too (the inventory reads them).
+pub use crate::target;
 
 use std::time::{Duration, Instant};
 

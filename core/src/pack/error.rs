@@ -45,6 +45,26 @@ impl fmt::Display for PackError {
 
 impl std::error::Error for PackError {}
 
+/// Most errors kept of one pack file. Each error carries the pack's text for its snippet, so a
+/// 4 MiB pack of a million mistakes needed terabytes; 20 screens of them are as many as one
+/// sitting fixes (clang stops at 20 errors too, by default).
+pub const MAX_ERRORS_PER_PACK: usize = 20;
+
+/// The error that stands for those past [`MAX_ERRORS_PER_PACK`] when a pack had `found` of them.
+pub(crate) fn more_errors(src: &super::SourceText, found: usize) -> Option<PackError> {
+    (found > MAX_ERRORS_PER_PACK).then(|| {
+        PackError::new(
+            &src.path,
+            "",
+            None,
+            format!(
+                "{} more mistakes in this pack are not listed (the first {MAX_ERRORS_PER_PACK} are)",
+                found - MAX_ERRORS_PER_PACK
+            ),
+        )
+    })
+}
+
 /// Everything found wrong with the packs of one run, so that one edit fixes them all rather than
 /// one per run. Never empty. Grouped by file, files in the order they were first read, and by
 /// position within a file; an error found twice (a pack two others extend is read twice) is kept
@@ -61,16 +81,25 @@ impl PackErrors {
                 files.push(&e.path);
             }
         }
-        let keys: Vec<(usize, Option<usize>)> = errors
+        let keys: Vec<(usize, usize)> = errors
             .iter()
-            .map(|e| (files.iter().position(|f| *f == e.path).unwrap_or(0), e.span.as_ref().map(|s| s.start)))
+            // An error about the file as a whole (how many more there are) after those placed in it.
+            .map(|e| {
+                (
+                    files.iter().position(|f| *f == e.path).unwrap_or(0),
+                    e.span.as_ref().map_or(usize::MAX, |s| s.start),
+                )
+            })
             .collect();
-        let mut keyed: Vec<((usize, Option<usize>), PackError)> = keys.into_iter().zip(errors).collect();
+        let mut keyed: Vec<((usize, usize), PackError)> = keys.into_iter().zip(errors).collect();
         // Stable, so errors at one position keep the order they were found in.
         keyed.sort_by_key(|(key, _)| *key);
+        // One pack's text is the same in each of its errors: they are told apart without
+        // comparing it, since megabytes compared for each pair of errors took minutes.
+        let mut seen = std::collections::HashSet::new();
         let mut out: Vec<PackError> = Vec::with_capacity(keyed.len());
         for (_, e) in keyed {
-            if !out.contains(&e) {
+            if seen.insert((e.path.clone(), e.span.clone(), e.message.clone(), e.help.clone())) {
                 out.push(e);
             }
         }

@@ -66,13 +66,16 @@ pub struct PluginEntry {
     pub config: toml::Table,
     /// Memory the plugin may use per call (default 64 MiB).
     #[serde(default)]
-    pub memory_bytes: Option<u64>,
+    #[schemars(with = "Option<u64>")]
+    pub memory_bytes: Option<Spanned<u64>>,
     /// Wall-clock time per call (default 2,000 ms).
     #[serde(default)]
-    pub timeout_ms: Option<u64>,
+    #[schemars(with = "Option<u64>")]
+    pub timeout_ms: Option<Spanned<u64>>,
     /// Fuel per call, for deterministic limits in CI (default: unlimited).
     #[serde(default)]
-    pub fuel: Option<u64>,
+    #[schemars(with = "Option<u64>")]
+    pub fuel: Option<Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -9,6 +9,9 @@ mod file;
 mod parse;
 mod resolve;
 
-pub use error::{PackError, PackErrors, did_you_mean};
+pub use error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean};
 pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
-pub use resolve::{Config, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText, load_packs, resolve};
+pub use resolve::{
+    Config, MAX_PACK_READS, MAX_PLUGINS, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText,
+    load_packs, resolve,
+};

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeArray, DeTable, DeValue, ValueDeserializer};
 
-use super::error::{PackError, did_you_mean};
+use super::error::{MAX_ERRORS_PER_PACK, PackError, did_you_mean, more_errors};
 use super::file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
 use super::resolve::SourceText;
 
@@ -50,7 +50,10 @@ pub(super) fn parse_pack(src: &SourceText) -> (Option<PackFile>, Vec<PackError>)
     if errors.is_empty() {
         errors.push(whole);
     }
-    (pack, errors.iter().map(|e| toml_error(src, e)).collect())
+    let mut shown: Vec<PackError> =
+        errors.iter().take(MAX_ERRORS_PER_PACK).map(|e| toml_error(src, e)).collect();
+    shown.extend(more_errors(src, errors.len()));
+    (pack, shown)
 }
 
 /// Keeps the top-level keys that deserialize and, in the tables of entries (`rules`, `plugins`,

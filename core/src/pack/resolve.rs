@@ -2,7 +2,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::error::{PackError, PackErrors, did_you_mean};
+use super::error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean, more_errors};
 use super::file::PackFile;
 use super::parse::parse_pack;
 use crate::date::Date;
@@ -94,11 +94,22 @@ pub fn load_packs(packs: &[&str], loader: &dyn PackLoader) -> Result<PackStack, 
 fn read_all(packs: &[&str], loader: &dyn PackLoader) -> (PackStack, Vec<PackError>) {
     let mut stack = PackStack { files: vec![], read: vec![] };
     let mut errors = vec![];
-    let mut chain = vec![];
+    let mut walk = Walk { chain: vec![], reads: 0 };
     for p in packs {
-        collect(p, None, loader, &mut chain, &mut stack, &mut errors);
+        collect(p, None, loader, &mut walk, &mut stack, &mut errors);
     }
     (stack, errors)
+}
+
+/// Most packs one stack reads, each counted every time a `--pack` or an `extends` reaches it. A
+/// pack reached twice (two packs extending `recommended`) is read twice, so without a bound a
+/// dozen small files that each extend all the others are read a dozen factorial times.
+pub const MAX_PACK_READS: usize = 64;
+
+/// Where [`collect`] is: the packs on the way to this one (for cycles) and how many it read.
+struct Walk {
+    chain: Vec<String>,
+    reads: usize,
 }
 
 /// `errors` grouped by file in the order the files were read (`read`), which is the order a
@@ -118,6 +129,9 @@ pub struct PackStack {
     read: Vec<String>,
 }
 
+/// Most plugins the packs of one run declare: each is compiled and runs on every host.
+pub const MAX_PLUGINS: usize = 64;
+
 /// A plugin a pack declares (`[plugins.NAME]`), as the host needs it to load the plugin.
 #[derive(Debug, Clone)]
 pub struct PluginDecl {
@@ -134,10 +148,13 @@ pub struct PluginDecl {
     pub memory_bytes: Option<u64>,
     pub timeout_ms: Option<u64>,
     pub fuel: Option<u64>,
-    /// Where the name, path and sha256 are in the pack, for errors.
+    /// Where the name, path, sha256 and limits are in the pack, for errors.
     pub name_span: Range<usize>,
     pub path_span: Range<usize>,
     pub sha256_span: Option<Range<usize>>,
+    pub memory_bytes_span: Option<Range<usize>>,
+    pub timeout_ms_span: Option<Range<usize>>,
+    pub fuel_span: Option<Range<usize>>,
 }
 
 impl PluginDecl {
@@ -153,28 +170,31 @@ impl PackStack {
         let mut out: Vec<PluginDecl> = vec![];
         let mut errors = vec![];
         for (src, pack) in &self.files {
+            let before = errors.len();
             for (name, entry) in &pack.plugins {
                 let n = name.get_ref();
+                let at_name =
+                    |message: String| PackError::new(&src.path, &src.text, Some(name.span()), message);
+                if errors.len() - before >= MAX_ERRORS_PER_PACK {
+                    break;
+                }
+                // Each declaration holds its pack's text: thousands of them would be gigabytes.
+                if out.len() >= MAX_PLUGINS && !out.iter().any(|d| d.name == *n) {
+                    errors.push(at_name(format!(
+                        "more than {MAX_PLUGINS} plugins; spindle loads at most {MAX_PLUGINS}"
+                    )));
+                    break;
+                }
                 if !crate::names::is_kebab(n) {
-                    errors.push(PackError::new(
-                        &src.path,
-                        &src.text,
-                        Some(name.span()),
-                        format!(
-                            "plugin name `{n}`: use lowercase letters, digits and `-` (it prefixes rule codes)"
-                        ),
-                    ));
+                    errors.push(at_name(format!(
+                        "plugin name `{n}`: use lowercase letters, digits and `-` (it prefixes rule codes)"
+                    )));
                     continue;
                 }
                 let config_json = match serde_json::to_string(&entry.config) {
                     Ok(json) => json,
                     Err(e) => {
-                        errors.push(PackError::new(
-                            &src.path,
-                            &src.text,
-                            Some(name.span()),
-                            format!("plugin {n}: config: {e}"),
-                        ));
+                        errors.push(at_name(format!("plugin {n}: config: {e}")));
                         continue;
                     }
                 };
@@ -185,12 +205,15 @@ impl PackStack {
                     resolved_path: relative_to(&src.path, entry.path.get_ref()),
                     sha256: entry.sha256.as_ref().map(|s| s.get_ref().to_ascii_lowercase()),
                     config_json,
-                    memory_bytes: entry.memory_bytes,
-                    timeout_ms: entry.timeout_ms,
-                    fuel: entry.fuel,
+                    memory_bytes: entry.memory_bytes.as_ref().map(|v| *v.get_ref()),
+                    timeout_ms: entry.timeout_ms.as_ref().map(|v| *v.get_ref()),
+                    fuel: entry.fuel.as_ref().map(|v| *v.get_ref()),
                     name_span: name.span(),
                     path_span: entry.path.span(),
                     sha256_span: entry.sha256.as_ref().map(Spanned::span),
+                    memory_bytes_span: entry.memory_bytes.as_ref().map(Spanned::span),
+                    timeout_ms_span: entry.timeout_ms.as_ref().map(Spanned::span),
+                    fuel_span: entry.fuel.as_ref().map(Spanned::span),
                 };
                 match out.iter_mut().find(|d| d.name == decl.name) {
                     Some(slot) => *slot = decl,
@@ -221,9 +244,13 @@ impl PackStack {
                 .collect(),
             ..Default::default()
         };
-        let mut r = Resolver { catalogue, cfg: &mut cfg, errors: vec![] };
+        let mut r = Resolver { catalogue, cfg: &mut cfg, errors: vec![], in_pack: 0 };
         for (src, pack) in self.files {
+            r.in_pack = 0;
             r.apply_pack(&src, pack);
+            if let Some(e) = more_errors(&src, r.in_pack) {
+                r.errors.push(e);
+            }
             r.cfg.packs.push(src.path);
         }
         let errors = r.errors;
@@ -250,10 +277,26 @@ fn collect(
     reference: &str,
     from: Option<(&SourceText, Range<usize>)>,
     loader: &dyn PackLoader,
-    chain: &mut Vec<String>,
+    walk: &mut Walk,
     out: &mut PackStack,
     errors: &mut Vec<PackError>,
 ) {
+    walk.reads += 1;
+    if walk.reads > MAX_PACK_READS {
+        // Said once, where the bound was crossed; the rest of the walk reads nothing more.
+        if walk.reads == MAX_PACK_READS + 1 {
+            let message = format!(
+                "`extends` reaches more than {MAX_PACK_READS} packs (each counted every time it is \
+                 reached); packs extending each other over and over?"
+            );
+            errors.push(match &from {
+                Some((s, span)) => PackError::new(&s.path, &s.text, Some(span.clone()), message),
+                None => PackError::new(reference, "", None, message),
+            });
+        }
+        return;
+    }
+    let chain = &mut walk.chain;
     let src = match loader.load(reference, from.as_ref().map(|(s, _)| s.path.as_str())) {
         Ok(src) => src,
         Err(e) => {
@@ -285,9 +328,9 @@ fn collect(
     let Some(pack) = pack else { return };
     chain.push(src.path.clone());
     for ext in &pack.extends {
-        collect(ext.get_ref(), Some((&src, ext.span())), loader, chain, out, errors);
+        collect(ext.get_ref(), Some((&src, ext.span())), loader, walk, out, errors);
     }
-    chain.pop();
+    walk.chain.pop();
     out.files.push((src, pack));
 }
 
@@ -297,11 +340,17 @@ struct Resolver<'a> {
     catalogue: &'a [(&'a str, &'a RuleMeta)],
     cfg: &'a mut Config,
     errors: Vec<PackError>,
+    /// Errors found in the pack being applied, kept or not: past [`MAX_ERRORS_PER_PACK`] they
+    /// are only counted.
+    in_pack: usize,
 }
 
 impl Resolver<'_> {
     fn err(&mut self, src: &SourceText, span: Range<usize>, msg: impl Into<String>, help: Option<String>) {
-        self.errors.push(PackError::new(&src.path, &src.text, Some(span), msg).with_help(help));
+        self.in_pack += 1;
+        if self.in_pack <= MAX_ERRORS_PER_PACK {
+            self.errors.push(PackError::new(&src.path, &src.text, Some(span), msg).with_help(help));
+        }
     }
 
     /// Checks a selector matches at least one rule; a typo should not silently select nothing.
