@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -77,6 +78,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         };
         let unit = stripe.unit_bytes;
         let remainder = offset % unit;
+        cx.judged(p);
         if remainder == 0 {
             continue;
         }
@@ -100,6 +102,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         let align_kib = aligned_offset(unit) / 1024;
         cx.report(p, "offset_bytes", message)
             .values(units::bytes(offset), format!("a multiple of {} (the stripe unit)", units::binary(unit)))
+            .quantities(Quantity::bytes(offset), Quantity::bytes(unit))
             .fix(format!(
                 "Recreate the partition at a multiple of {}: diskpart `create partition primary align={align_kib}` \
                  or `New-Partition -UseMaximumSize -Alignment {}`, format it with 64 KiB clusters \

@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -61,6 +62,7 @@ fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
     let min_percent = cx.params.min_free_percent;
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
+        cx.judged(v);
         let Some(size) = cx.need(v, "size_bytes", v.size_bytes) else { continue };
         let Some(free) = cx.need(v, "free_bytes", v.free_bytes) else { continue };
         if size == 0 {
@@ -81,10 +83,12 @@ fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
             units::percent(min_percent / 100.0),
             dv.describe_files()
         );
-        cx.report(v, "free_bytes", message).values(
-            format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
-            format!("at least {} free", units::percent(min_percent / 100.0)),
-        );
+        cx.report(v, "free_bytes", message)
+            .values(
+                format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
+                format!("at least {} free", units::percent(min_percent / 100.0)),
+            )
+            .quantities(Quantity::percent(share * 100.0), Quantity::percent(min_percent));
     }
 }
 

@@ -1,6 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FsKind;
-use spindle_core::finding::Severity;
+use spindle_core::finding::{Quantity, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -87,6 +87,7 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
         if !matches!(kind, FsKind::Ntfs | FsKind::Refs) {
             continue;
         }
+        cx.judged(v);
         let Some(au) = cx.need(v, "allocation_unit_bytes", v.allocation_unit_bytes) else { continue };
         if au == expected {
             continue;
@@ -102,7 +103,9 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
                 units::binary(expected),
                 65_536_u64.div_ceil(au.max(1)),
             );
-            cx.report(v, "allocation_unit_bytes", message).values(units::bytes(au), units::bytes(expected));
+            cx.report(v, "allocation_unit_bytes", message)
+                .values(units::bytes(au), units::bytes(expected))
+                .quantities(Quantity::bytes(au), Quantity::bytes(expected));
         } else {
             let message = format!(
                 "{} volume {} uses {} clusters; more than {} brings SQL Server nothing, as it \
@@ -114,6 +117,7 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
             );
             cx.report(v, "allocation_unit_bytes", message)
                 .values(units::bytes(au), units::bytes(expected))
+                .quantities(Quantity::bytes(au), Quantity::bytes(expected))
                 .severity(Severity::Note)
                 .fix(format!(
                     "Nothing is urgent: at the next rebuild of this volume, format it with {} \

@@ -2,6 +2,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Disk, FileType, Media, Volume};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
@@ -266,6 +267,9 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
         };
         let Some(io) = cx.need(f, "io", f.io) else { continue };
         let mut floor: Option<(DiskFloor, String, &Located<Volume>)> = None;
+        // A file whose media floor is unknown is not judged: the gap is recorded on its volume
+        // or disk, so the file must not read as passed.
+        let mut judged = true;
         for &dir in directions {
             let (stall_ms, count) = match dir {
                 Direction::Read => (io.io_stall_read_ms, io.num_of_reads),
@@ -305,6 +309,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                     Ok(found) => floor = Some(found),
                     Err(miss) => {
                         record(cx, f, miss, &mut missed);
+                        judged = false;
                         break;
                     }
                 }
@@ -326,10 +331,15 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                 factor,
                 units::ms(limit),
             );
-            cx.report(f, dir.stall_field(), message).values(
-                format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
-                format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
-            );
+            cx.report(f, dir.stall_field(), message)
+                .values(
+                    format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
+                    format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
+                )
+                .quantities(Quantity::ms(avg), Quantity::ms(limit));
+        }
+        if judged {
+            cx.judged(f);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! reference bands, and how to say what window the counters cover.
 
 use spindle_core::facts::DbFile;
-use spindle_core::finding::Severity;
+use spindle_core::finding::{Quantity, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
@@ -112,6 +112,7 @@ pub(crate) fn report_average<P>(
     noun: &str,
     note: &str,
 ) {
+    cx.judged(f);
     let Some(severity) = level(avg, warn, error) else { return };
     let threshold = match severity {
         Severity::Error => format!("the {} error threshold", units::ms(error)),
@@ -127,6 +128,7 @@ pub(crate) fn report_average<P>(
     );
     let finding = cx.report(f, field, message);
     finding.values(units::ms(avg), format!("below {}", units::ms(warn)));
+    finding.quantities(Quantity::ms(avg), Quantity::ms(warn));
     if severity == Severity::Error {
         finding.severity(Severity::Error);
     }

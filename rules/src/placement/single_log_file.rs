@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 
 use super::files::{and_list, file_name, plural};
@@ -73,6 +74,7 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
             );
             continue;
         }
+        cx.judged(&dv.db);
         if logs.len() <= max {
             continue;
         }
@@ -85,6 +87,7 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
                 and_list(&logs)
             ),
         )
-        .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")));
+        .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")))
+        .quantities(Quantity::count(logs.len() as u64), Quantity::count(max as u64));
     }
 }

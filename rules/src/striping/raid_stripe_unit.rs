@@ -3,6 +3,7 @@ use std::collections::HashMap;
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, Disk, RaidKind};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{Located, StripeSource};
@@ -112,6 +113,7 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
                 continue;
             }
         };
+        cx.judged(r);
         if (min..=max).contains(&unit) {
             continue;
         }
@@ -151,6 +153,8 @@ fn check(cx: &mut Ctx<'_, RaidStripeUnitParams>) {
         };
         let finding = cx.report(r, "stripe_unit_bytes", message);
         finding.values(units::bytes(unit), wanted).fix(fix);
+        // The bound the unit is outside of.
+        finding.quantities(Quantity::bytes(unit), Quantity::bytes(target_bytes));
         if inferred || declared_in.is_some() {
             // The value was not read from the snapshot; keep the pointer on the set.
             finding.field = None;
