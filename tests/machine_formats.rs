@@ -41,6 +41,16 @@ fn snapshot(path: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(root().join(path)).unwrap()).unwrap()
 }
 
+/// A snapshot's collectors as reports list them: name and version.
+fn collectors(file: &Value) -> Value {
+    file["collectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| serde_json::json!({"name": c["name"], "version": c["version"]}))
+        .collect()
+}
+
 fn rule<'a>(report: &'a Value, code: &str) -> &'a Value {
     report["rules"].as_array().unwrap().iter().find(|r| r["code"] == code).unwrap()
 }
@@ -82,7 +92,7 @@ fn json_says_when_and_by_what_each_snapshot_was_collected() {
         assert_eq!(s["path"], *source);
         let file = snapshot(s["path"].as_str().unwrap());
         assert_eq!(s["collected_at"], file["collected_at"]);
-        assert_eq!(s["collectors"], file["collectors"], "name and version, as the snapshot has them");
+        assert_eq!(s["collectors"], collectors(&file), "name and version, as the snapshot has them");
     }
     assert_eq!(snapshots[0]["collectors"][0]["name"], "linux");
     assert_eq!(snapshots[1]["collectors"][0]["name"], "sql");
@@ -184,7 +194,7 @@ fn sarif_carries_the_start_time_configuration_and_snapshots() {
         assert_eq!(a["roles"], serde_json::json!(["analysisTarget"]));
         assert_eq!(a["properties"]["host"], "lnx-sql01");
         assert_eq!(a["properties"]["collectedAt"], file["collected_at"]);
-        assert_eq!(a["properties"]["collectors"], file["collectors"]);
+        assert_eq!(a["properties"]["collectors"], collectors(&file));
     }
 }
 
