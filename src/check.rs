@@ -22,7 +22,7 @@ use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules}
 use spindle_report::json::JsonWriter;
 use spindle_report::sarif::SarifWriter;
 use spindle_report::text::TextWriter;
-use spindle_report::{Render, Rendered, ReportWriter, RuleInfo, Summary};
+use spindle_report::{Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary};
 
 use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
@@ -85,6 +85,16 @@ impl Engine {
     /// The active rules as a report's rule table lists them.
     pub fn infos(&self) -> Vec<RuleInfo> {
         self.active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
+    }
+
+    /// The pack files applied, in order.
+    pub fn packs(&self) -> &[String] {
+        &self.cfg.packs
+    }
+
+    /// The parameters of the active rules that have any, as the packs left them.
+    pub fn params(&self) -> Vec<RuleParams> {
+        self.active.iter().filter_map(RuleParams::from_active).collect()
     }
 
     /// One host's view, built from its documents with the packs' declarations.
@@ -188,13 +198,14 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             }
         }
     }
+    let (today, started_at) = clock()?;
+    let provenance = provenance(started_at, &default_engine, &engines);
 
     // Snapshot files are read, checked and rendered on this many threads.
     let threads =
         args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
     let files = if args.inputs.is_empty() { input::Files::default() } else { input::discover(&args.inputs)? };
     let mut groups = input::group_by_host(&files, threads)?;
-    let today = today()?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
             .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
@@ -218,6 +229,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
             Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
         };
+        writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
         let mut summary = Summary::default();
         if let Some(Local { docs, unreachable }) = local.take() {
@@ -659,6 +671,41 @@ fn use_colour(args: &CheckOptions) -> bool {
     args.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The run's provenance: when it started, and the packs and parameters of its engines (the
+/// default one first; an inventory's own pack lists after it, each pack and rule once, as the
+/// rules table lists them).
+fn provenance(started_at: String, default: &Engine, others: &[Engine]) -> RunProvenance {
+    let mut run = RunProvenance { started_at, packs: vec![], rules: vec![] };
+    for engine in std::iter::once(default).chain(others) {
+        for pack in engine.packs() {
+            if !run.packs.contains(pack) {
+                run.packs.push(pack.clone());
+            }
+        }
+        for params in engine.params() {
+            if !run.rules.iter().any(|r| r.code == params.code) {
+                run.rules.push(params);
+            }
+        }
+    }
+    run
+}
+
+/// Today's date (for waiver expiry) and the run's start time (RFC 3339, UTC, whole seconds).
+/// `SPINDLE_TODAY=YYYY-MM-DD` pins both, the time to midnight UTC, so that reports are
+/// reproducible.
+pub fn clock() -> Result<(Date, String), UserError> {
+    if std::env::var_os("SPINDLE_TODAY").is_some() {
+        let today = today()?;
+        return Ok((today, format!("{today}T00:00:00Z")));
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|_| UserError::plain("the system clock is before 1970"))?
+        .as_secs();
+    Ok((Date::from_days_since_epoch((secs / 86_400) as i64), spindle_core::date::rfc3339_utc(secs)))
 }
 
 /// Today's date, for waiver expiry. `SPINDLE_TODAY=YYYY-MM-DD` pins it (reproducible CI runs).

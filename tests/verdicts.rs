@@ -119,7 +119,7 @@ fn a_host_no_rule_could_be_evaluated_on_makes_the_run_incomplete_in_every_format
     let host = &r["hosts"][0];
     assert!(host["not_judged"].as_str().unwrap().starts_with("none of the 25 active rules"), "{host:#}");
     assert_eq!(host["rules_run"], 0);
-    assert_eq!(r["report_version"], 2);
+    assert_eq!(r["report_version"], 3);
     assert_eq!(
         (r["summary"]["hosts_not_judged"].as_u64(), r["summary"]["incomplete"].as_bool()),
         (Some(1), Some(true))

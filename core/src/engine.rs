@@ -2,12 +2,14 @@
 
 mod contain;
 
+use std::collections::HashSet;
+
 use crate::date::Date;
-use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, RuleError, Severity};
+use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity};
 use crate::glob::Glob;
 use crate::params::Params;
-use crate::rule::{Ctx, Rule, RuleGroup, collector_reason};
-use crate::view::HostView;
+use crate::rule::{Ctx, Recorded, Rule, RuleGroup, collector_reason};
+use crate::view::{EntityRef, HostView};
 
 /// A rule as the active packs configure it.
 pub struct ActiveRule<'r> {
@@ -64,6 +66,9 @@ pub struct HostReport {
     pub not_evaluated: Vec<NotEvaluated>,
     /// Entities rules had the facts for and chose not to judge: never a failure.
     pub not_applicable: Vec<NotApplicable>,
+    /// What each rule judged and found nothing wrong with, by rule (rules with no pass are left
+    /// out). Builtin rules only: plugins cannot yet say what they judged.
+    pub passed: Vec<Passed>,
     pub errors: Vec<RuleError>,
     /// Rules that ran to the end on this host: their sections were there and they did not fail.
     pub rules_run: usize,
@@ -111,6 +116,9 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
             Ok(()) => {
                 let mut recorded = cx.into_recorded();
                 apply_pack_severity(active, &mut recorded.findings);
+                if let Some(p) = passes(active, meta.name, &mut recorded) {
+                    report.passed.push(p);
+                }
                 report.findings.extend(recorded.findings);
                 report.not_evaluated.extend(recorded.not_evaluated);
                 report.not_applicable.extend(recorded.not_applicable);
@@ -151,6 +159,40 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
         }
     }
     report
+}
+
+/// What `active` judged and passed: its judged entities, each once, less those it recorded a
+/// finding, not-evaluated or not-applicable entry for. Keyed by entity key; hashed only when a
+/// rule judged more than a walk handles well (a host of thousands of disks).
+fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded) -> Option<Passed> {
+    const WALK: usize = 32;
+    let judged = std::mem::take(&mut recorded.judged);
+    if judged.is_empty() {
+        return None;
+    }
+    let failed = recorded
+        .findings
+        .iter()
+        .map(|f| f.entity.key.as_str())
+        .chain(recorded.not_evaluated.iter().filter_map(|n| n.entity.as_ref().map(|e| e.key.as_str())))
+        .chain(recorded.not_applicable.iter().map(|n| n.entity.key.as_str()));
+    let mut entities: Vec<EntityRef> = Vec::with_capacity(judged.len());
+    if judged.len() <= WALK {
+        let failed: Vec<&str> = failed.collect();
+        for e in judged {
+            if !failed.contains(&e.key.as_str()) && !entities.iter().any(|x| x.key == e.key) {
+                entities.push(e);
+            }
+        }
+    } else {
+        let mut seen: HashSet<String> = failed.map(str::to_string).collect();
+        for e in judged {
+            if seen.insert(e.key.clone()) {
+                entities.push(e);
+            }
+        }
+    }
+    (!entities.is_empty()).then(|| Passed { code: active.code.clone(), rule: rule.to_string(), entities })
 }
 
 /// Why no rule of `active` rules ran to the end on the host `report` is about: the snapshot

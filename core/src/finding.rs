@@ -50,6 +50,55 @@ pub struct AppliedWaiver {
     pub expired: bool,
 }
 
+/// The unit of a [`Quantity`]: bytes and milliseconds, as everywhere in spindle; percentages
+/// from 0 to 100; counts of things (files, disks, columns, growths).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Bytes,
+    Ms,
+    Percent,
+    Count,
+}
+
+impl Unit {
+    /// The suffix machine formats put in a key's name (`measured_bytes`, `expected_ms`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Bytes => "bytes",
+            Unit::Ms => "ms",
+            Unit::Percent => "percent",
+            Unit::Count => "count",
+        }
+    }
+}
+
+/// A number with its unit, as a finding measured or expected it: the machine-readable twin of
+/// [`Finding::measured`] and [`Finding::expected`], which are prose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantity {
+    pub value: f64,
+    pub unit: Unit,
+}
+
+impl Quantity {
+    pub fn bytes(n: u64) -> Quantity {
+        Quantity { value: n as f64, unit: Unit::Bytes }
+    }
+
+    pub fn ms(ms: f64) -> Quantity {
+        Quantity { value: ms, unit: Unit::Ms }
+    }
+
+    /// `percent` from 0 to 100 (not a share: 12.5 for 12.5 %).
+    pub fn percent(percent: f64) -> Quantity {
+        Quantity { value: percent, unit: Unit::Percent }
+    }
+
+    pub fn count(n: u64) -> Quantity {
+        Quantity { value: n as f64, unit: Unit::Count }
+    }
+}
+
 /// One thing wrong, with the measured and the expected value and how to fix it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -63,6 +112,11 @@ pub struct Finding {
     pub measured: Option<String>,
     /// What the rule expected (`a multiple of 64 KiB`).
     pub expected: Option<String>,
+    /// The measured value as a number with its unit (`32256` bytes), when it is one.
+    pub measured_quantity: Option<Quantity>,
+    /// The expected value as a number with its unit (`65536` bytes for "a multiple of 64 KiB"):
+    /// the limit or target the prose names, when there is one.
+    pub expected_quantity: Option<Quantity>,
     pub entity: EntityRef,
     /// The fact within the entity, as a relative JSON pointer (`offset_bytes`, `io/io_stall_read_ms`).
     pub field: Option<String>,
@@ -79,6 +133,18 @@ impl Finding {
     pub fn values(&mut self, measured: impl Into<String>, expected: impl Into<String>) -> &mut Self {
         self.measured = Some(measured.into());
         self.expected = Some(expected.into());
+        self
+    }
+
+    /// The numbers behind [`Finding::values`]: what was measured and the limit or target it was
+    /// held against, each with its unit (`None` where the prose has no single number).
+    pub fn quantities(
+        &mut self,
+        measured: impl Into<Option<Quantity>>,
+        expected: impl Into<Option<Quantity>>,
+    ) -> &mut Self {
+        self.measured_quantity = measured.into();
+        self.expected_quantity = expected.into();
         self
     }
 
@@ -120,6 +186,18 @@ pub struct NotApplicable {
     pub field: String,
     /// Why the rule did not judge, with the values it saw.
     pub reason: String,
+}
+
+/// The entities one rule judged on a host and found nothing wrong with: what a checklist shows as
+/// verified. Only entities the rule said it judged ([`Ctx::judged`](crate::rule::Ctx::judged)),
+/// less those with a finding (waived or not), a not-evaluated or a not-applicable entry of the
+/// rule; so a rule that did not run, or failed, has none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passed {
+    pub code: String,
+    pub rule: String,
+    /// In the order the rule judged them (snapshot order), each once.
+    pub entities: Vec<EntityRef>,
 }
 
 /// A rule or plugin that failed: the run is incomplete.

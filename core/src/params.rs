@@ -99,6 +99,9 @@ impl From<ParamDefault> for ParamValue {
 #[derive(Clone, Default)]
 pub struct Params {
     values: Vec<(String, ParamValue)>,
+    /// Which pack set each value that is not the rule's default (name, pack path or
+    /// `builtin:NAME`): what reports show as the parameters applied. Ignored by `==`.
+    set_by: Vec<(String, String)>,
     /// The rule's typed parameters, built from `values` by the first host's check and shared by
     /// every later one (one [`ActiveRule`](crate::engine::ActiveRule) holds one `Params` for the
     /// whole run). Dropped by [`Params::set`]; ignored by `==` and `Debug`.
@@ -121,6 +124,7 @@ impl Params {
     pub fn defaults(specs: &[ParamSpec]) -> Self {
         Params {
             values: specs.iter().map(|s| (s.name.to_string(), s.default.into())).collect(),
+            set_by: vec![],
             typed: OnceLock::new(),
         }
     }
@@ -131,6 +135,22 @@ impl Params {
             Some(slot) => slot.1 = value,
             None => self.values.push((name.to_string(), value)),
         }
+    }
+
+    /// [`Params::set`], recording that the pack `source` set it (a later pack's value replaces
+    /// the earlier one, and its source with it).
+    pub fn set_from(&mut self, name: &str, value: ParamValue, source: &str) {
+        self.set(name, value);
+        match self.set_by.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = source.to_string(),
+            None => self.set_by.push((name.to_string(), source.to_string())),
+        }
+    }
+
+    /// The pack that set `name`, or `None` when the value is the rule's default (or was set
+    /// without a source).
+    pub fn set_by(&self, name: &str) -> Option<&str> {
+        self.set_by.iter().find(|(n, _)| n == name).map(|(_, s)| s.as_str())
     }
 
     pub fn get(&self, name: &str) -> Option<&ParamValue> {

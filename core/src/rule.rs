@@ -3,7 +3,7 @@
 use crate::facts::{DbFile, Volume};
 use crate::finding::{Finding, NotApplicable, NotEvaluated, Severity};
 use crate::params::{ParamSpec, Params};
-use crate::view::{HostView, Located, UnknownVolume};
+use crate::view::{EntityRef, HostView, Located, UnknownVolume};
 
 /// A section of the snapshot a rule cannot work without. When a host's snapshots lack it, the
 /// engine reports the rule "not evaluated" for the host instead of running it.
@@ -155,6 +155,7 @@ pub struct Ctx<'a, P = Params> {
     pub(crate) findings: Vec<Finding>,
     pub(crate) not_evaluated: Vec<NotEvaluated>,
     pub(crate) not_applicable: Vec<NotApplicable>,
+    pub(crate) judged: Vec<EntityRef>,
 }
 
 /// Everything one rule recorded on one host.
@@ -163,6 +164,8 @@ pub struct Recorded {
     pub findings: Vec<Finding>,
     pub not_evaluated: Vec<NotEvaluated>,
     pub not_applicable: Vec<NotApplicable>,
+    /// Every entity the rule judged, findings or not (see [`Ctx::judged`]); may repeat one.
+    pub judged: Vec<EntityRef>,
 }
 
 impl<'a, P> Ctx<'a, P> {
@@ -182,6 +185,7 @@ impl<'a, P> Ctx<'a, P> {
             findings: vec![],
             not_evaluated: vec![],
             not_applicable: vec![],
+            judged: vec![],
         }
     }
 
@@ -197,12 +201,22 @@ impl<'a, P> Ctx<'a, P> {
             findings: std::mem::take(&mut self.findings),
             not_evaluated: std::mem::take(&mut self.not_evaluated),
             not_applicable: std::mem::take(&mut self.not_applicable),
+            judged: std::mem::take(&mut self.judged),
         };
         let out = f(&mut inner);
         self.findings = inner.findings;
         self.not_evaluated = inner.not_evaluated;
         self.not_applicable = inner.not_applicable;
+        self.judged = inner.judged;
         out
+    }
+
+    /// Records that the rule judged `at`: the engine lists it as passed unless the rule also
+    /// records a finding, a not-evaluated or a not-applicable entry for it. Call it for each
+    /// entity the rule decides about, before or after deciding; never for one it skips as out of
+    /// its scope (a log file for a data-file rule), which would list it as verified.
+    pub fn judged<T>(&mut self, at: &Located<T>) {
+        self.judged.push(at.entity());
     }
 
     /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
@@ -216,6 +230,8 @@ impl<'a, P> Ctx<'a, P> {
             message: message.into(),
             measured: None,
             expected: None,
+            measured_quantity: None,
+            expected_quantity: None,
             entity: at.entity(),
             field: (!field.is_empty()).then(|| field.to_string()),
             fix,
@@ -302,6 +318,7 @@ impl<'a, P> Ctx<'a, P> {
             findings: self.findings,
             not_evaluated: self.not_evaluated,
             not_applicable: self.not_applicable,
+            judged: self.judged,
         }
     }
 }

@@ -95,12 +95,24 @@ pub struct Stripe {
     pub source: StripeSource,
 }
 
+/// Where one snapshot file's facts came from: when they were collected and by which collectors.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// The snapshot's `collected_at`, as written (RFC 3339 by spindle's collectors).
+    pub collected_at: Option<String>,
+    /// The snapshot's collectors: this range of [`HostView::collectors`].
+    pub collectors: Range<usize>,
+}
+
 /// One host's merged facts. Sections are `None` when no snapshot collected them.
 #[derive(Debug, Clone)]
 pub struct HostView {
     /// The snapshot files, indexed for locating facts.
     pub docs: Vec<SourceDoc>,
+    /// Each snapshot file's provenance, by index in `docs`.
+    pub provenance: Vec<Provenance>,
     pub host: Located<Host>,
+    /// Every snapshot's collectors, file after file (see [`Provenance::collectors`]).
     pub collectors: Vec<CollectorReport>,
     pub disks: Option<Vec<Located<Disk>>>,
     pub partitions: Option<Vec<Located<Partition>>>,
@@ -290,6 +302,7 @@ impl HostView {
         let mut host: Option<Located<Host>> = None;
         let mut v = HostView {
             docs: Vec::with_capacity(docs.len()),
+            provenance: Vec::with_capacity(docs.len()),
             host: Located {
                 item: Host::default(),
                 key: String::new(),
@@ -328,7 +341,10 @@ impl HostView {
                         Some(Located { item: s.host, key: name.clone(), label: name, origins: vec![origin] });
                 }
             }
+            let first = v.collectors.len();
             v.collectors.extend(s.collectors);
+            v.provenance
+                .push(Provenance { collected_at: s.collected_at, collectors: first..v.collectors.len() });
             let h = host.as_ref().map(|h| h.key.clone()).unwrap_or_default();
             merge_into(&mut v.disks, &mut keys.disks, s.disks, d, "/disks", |x| format!("{h}/disk:{}", x.id));
             merge_into(&mut v.partitions, &mut keys.partitions, s.partitions, d, "/partitions", |x| {

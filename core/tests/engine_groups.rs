@@ -73,6 +73,8 @@ impl RuleGroup for Group {
                 message: "from the group".into(),
                 measured: None,
                 expected: None,
+                measured_quantity: None,
+                expected_quantity: None,
                 entity: view.host.entity(),
                 field: None,
                 fix: String::new(),

@@ -232,6 +232,9 @@ impl RuleGroup for PluginGroup {
                 message: f.message,
                 measured: f.measured,
                 expected: f.expected,
+                // Contract 0.1.0 carries the values as prose only.
+                measured_quantity: None,
+                expected_quantity: None,
                 entity: entity(&f.entity)?,
                 field: f.field,
                 fix: f.fix.unwrap_or_else(|| meta.default_fix().to_string()),

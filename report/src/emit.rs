@@ -131,6 +131,16 @@ impl<'o> Emit<'o> {
         self.opt_str(value);
     }
 
+    /// A quantity as [`number_value`] writes it: a whole number without a fraction.
+    pub fn number(&mut self, n: f64) {
+        if is_whole(n) {
+            self.num(n as usize);
+        } else {
+            // Infallible into a Vec; a NaN or infinity (no rule measures one) becomes `null`.
+            let _ = serde_json::to_writer(&mut *self.out, &number_value(n));
+        }
+    }
+
     pub fn bool(&mut self, b: bool) {
         self.out.extend_from_slice(if b { b"true" } else { b"false" });
     }
@@ -138,4 +148,14 @@ impl<'o> Emit<'o> {
     pub fn null(&mut self) {
         self.out.extend_from_slice(b"null");
     }
+}
+
+fn is_whole(n: f64) -> bool {
+    n.fract() == 0.0 && (0.0..9.0e15).contains(&n)
+}
+
+/// A quantity as JSON: whole numbers (bytes, counts, most milliseconds) without a fraction
+/// (`32256`, not `32256.0`), others as they are (`149.4`).
+pub(crate) fn number_value(n: f64) -> serde_json::Value {
+    if is_whole(n) { serde_json::Value::from(n as u64) } else { serde_json::Value::from(n) }
 }

@@ -10,17 +10,19 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::emit::Emit;
+use super::provenance::{AppliedParam, RunProvenance};
 use super::{
     FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
     locate_finding, locate_not_applicable, locate_not_evaluated, write_indented,
 };
 use spindle_core::engine::HostReport;
+use spindle_core::finding::Quantity;
 use spindle_core::view::{EntityRef, HostView};
 
-/// The version of the JSON report format this writer produces. 2: below-threshold entries moved
-/// from `not_evaluated` to `not_applicable`, hosts gained `not_judged`, and `incomplete` counts
-/// hosts not judged and leaves out servers `--allow-unreachable` accepts (docs/report-json.md).
-pub const REPORT_VERSION: u32 = 2;
+/// The version of the JSON report format this writer produces. 3: the run's provenance
+/// (`started_at`, `packs`, each rule's `params`), each host's `snapshots` and `passed`, each
+/// finding's `quantities`, and the summary's `passed` (docs/report-json.md, "Versions").
+pub const REPORT_VERSION: u32 = 3;
 
 /// Writes the JSON report to `out` as the run goes.
 pub struct JsonWriter<W: Write> {
@@ -28,12 +30,19 @@ pub struct JsonWriter<W: Write> {
     spindle_version: String,
     stage: Stage,
     hosts: usize,
+    run: RunProvenance,
 }
 
 impl<W: Write> JsonWriter<W> {
     /// `spindle_version` is recorded in the report (the CLI passes its own version).
     pub fn new(out: W, spindle_version: &str) -> Self {
-        JsonWriter { out, spindle_version: spindle_version.to_string(), stage: Stage::New, hosts: 0 }
+        JsonWriter {
+            out,
+            spindle_version: spindle_version.to_string(),
+            stage: Stage::New,
+            hosts: 0,
+            run: RunProvenance::default(),
+        }
     }
 
     pub fn into_inner(self) -> W {
@@ -49,6 +58,15 @@ struct JsonRule<'a> {
     category: &'a str,
     summary: &'a str,
     docs: &'a str,
+    params: Vec<JsonParam<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonParam<'a> {
+    name: &'a str,
+    value: serde_json::Value,
+    default: serde_json::Value,
+    set_by: Option<&'a str>,
 }
 
 // A host object and the types inside it are written by hand (`emit`), each member in
@@ -57,15 +75,86 @@ struct JsonRule<'a> {
 struct JsonHost<'a> {
     host: &'a str,
     sources: Vec<&'a str>,
+    snapshots: Vec<JsonSnapshot<'a>>,
     rules_run: usize,
     /// Why spindle could not judge the host; `null` when it could.
     not_judged: Option<String>,
     findings: Vec<JsonFinding<'a>>,
     not_evaluated: Vec<JsonNotEvaluated<'a>>,
     not_applicable: Vec<JsonNotApplicable<'a>>,
+    passed: Vec<JsonPassed<'a>>,
     errors: Vec<JsonError<'a>>,
     /// Why the host's facts could not be collected; `null` when they were.
     collection_error: Option<&'a str>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonSnapshot<'a> {
+    path: &'a str,
+    collected_at: Option<&'a str>,
+    collectors: Vec<JsonCollector<'a>>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonCollector<'a> {
+    name: &'a str,
+    version: Option<&'a str>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonPassed<'a> {
+    code: &'a str,
+    rule: &'a str,
+    entities: Vec<JsonEntity<'a>>,
+}
+
+/// A finding's numbers, keyed `measured_<unit>` and `expected_<unit>`.
+struct JsonQuantities {
+    measured: Option<Quantity>,
+    expected: Option<Quantity>,
+}
+
+impl JsonQuantities {
+    fn entries(&self) -> impl Iterator<Item = (&'static str, f64)> {
+        let key = |role: &'static str, q: &Option<Quantity>| q.map(|q| (quantity_key(role, q), q.value));
+        key("measured", &self.measured).into_iter().chain(key("expected", &self.expected))
+    }
+
+    fn emit(&self, e: &mut Emit<'_>) {
+        e.open(b'{');
+        for (k, v) in self.entries() {
+            e.key(k);
+            e.number(v);
+        }
+        e.close(b'}');
+    }
+}
+
+#[cfg(test)]
+impl Serialize for JsonQuantities {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.entries() {
+            m.serialize_entry(k, &super::emit::number_value(v))?;
+        }
+        m.end()
+    }
+}
+
+/// `measured_bytes`, `expected_ms`, ...: the unit in the key's name, as in the snapshot.
+fn quantity_key(role: &'static str, q: Quantity) -> &'static str {
+    use spindle_core::finding::Unit::*;
+    match (role, q.unit) {
+        ("measured", Bytes) => "measured_bytes",
+        ("measured", Ms) => "measured_ms",
+        ("measured", Percent) => "measured_percent",
+        ("measured", Count) => "measured_count",
+        (_, Bytes) => "expected_bytes",
+        (_, Ms) => "expected_ms",
+        (_, Percent) => "expected_percent",
+        (_, Count) => "expected_count",
+    }
 }
 
 #[cfg_attr(test, derive(Serialize))]
@@ -122,6 +211,7 @@ struct JsonFinding<'a> {
     message: &'a str,
     measured: Option<&'a str>,
     expected: Option<&'a str>,
+    quantities: JsonQuantities,
     entity: JsonEntity<'a>,
     field: Option<&'a str>,
     location: Option<JsonLocation>,
@@ -167,6 +257,7 @@ struct JsonSummary {
     expired_waivers: usize,
     not_evaluated: usize,
     not_applicable: usize,
+    passed: usize,
     rule_errors: usize,
     collection_errors: usize,
     hosts_not_judged: usize,
@@ -181,12 +272,31 @@ impl JsonHost<'_> {
         e.open(b'{');
         e.str_member("host", self.host);
         e.array_member("sources", &self.sources, |e, s| e.str(s));
+        e.array_member("snapshots", &self.snapshots, |e, s| {
+            e.open(b'{');
+            e.str_member("path", s.path);
+            e.opt_str_member("collected_at", s.collected_at);
+            e.array_member("collectors", &s.collectors, |e, c| {
+                e.open(b'{');
+                e.str_member("name", c.name);
+                e.opt_str_member("version", c.version);
+                e.close(b'}');
+            });
+            e.close(b'}');
+        });
         e.key("rules_run");
         e.num(self.rules_run);
         e.opt_str_member("not_judged", self.not_judged.as_deref());
         e.array_member("findings", &self.findings, |e, f| f.emit(e));
         e.array_member("not_evaluated", &self.not_evaluated, |e, n| n.emit(e));
         e.array_member("not_applicable", &self.not_applicable, |e, n| n.emit(e));
+        e.array_member("passed", &self.passed, |e, p| {
+            e.open(b'{');
+            e.str_member("code", p.code);
+            e.str_member("rule", p.rule);
+            e.array_member("entities", &p.entities, |e, x| x.emit(e));
+            e.close(b'}');
+        });
         e.array_member("errors", &self.errors, |e, x| {
             e.open(b'{');
             e.str_member("code", x.code);
@@ -237,6 +347,8 @@ impl JsonFinding<'_> {
         e.str_member("message", self.message);
         e.opt_str_member("measured", self.measured);
         e.opt_str_member("expected", self.expected);
+        e.key("quantities");
+        self.quantities.emit(e);
         e.key("entity");
         self.entity.emit(e);
         e.opt_str_member("field", self.field);
@@ -315,6 +427,19 @@ impl Render for JsonRender {
         let host = JsonHost {
             host: &report.host,
             sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
+            snapshots: view
+                .docs
+                .iter()
+                .zip(&view.provenance)
+                .map(|(d, p)| JsonSnapshot {
+                    path: &d.path,
+                    collected_at: p.collected_at.as_deref(),
+                    collectors: view.collectors[p.collectors.clone()]
+                        .iter()
+                        .map(|c| JsonCollector { name: &c.name, version: c.version.as_deref() })
+                        .collect(),
+                })
+                .collect(),
             rules_run: report.rules_run,
             not_judged: (!report.not_judged.is_empty()).then(|| report.not_judged.join("; ")),
             findings: report
@@ -327,6 +452,10 @@ impl Render for JsonRender {
                     message: &f.message,
                     measured: f.measured.as_deref(),
                     expected: f.expected.as_deref(),
+                    quantities: JsonQuantities {
+                        measured: f.measured_quantity,
+                        expected: f.expected_quantity,
+                    },
                     entity: JsonEntity::new(&f.entity),
                     field: f.field.as_deref(),
                     location: locate_finding(view, f).map(Into::into),
@@ -365,6 +494,15 @@ impl Render for JsonRender {
                     location: locate_not_applicable(view, n).map(Into::into),
                 })
                 .collect(),
+            passed: report
+                .passed
+                .iter()
+                .map(|p| JsonPassed {
+                    code: &p.code,
+                    rule: &p.rule,
+                    entities: p.entities.iter().map(JsonEntity::new).collect(),
+                })
+                .collect(),
             errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),
             collection_error: None,
         };
@@ -378,6 +516,10 @@ impl Render for JsonRender {
 }
 
 impl<W: Write> ReportWriter for JsonWriter<W> {
+    fn provenance(&mut self, run: &RunProvenance) {
+        self.run = run.clone();
+    }
+
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         self.stage.expect(Stage::New, "begin")?;
         self.stage = Stage::Begun;
@@ -390,12 +532,31 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
                 category: &r.category,
                 summary: &r.summary,
                 docs: &r.docs,
+                params: self
+                    .run
+                    .rules
+                    .iter()
+                    .find(|p| p.code == r.code)
+                    .into_iter()
+                    .flat_map(|p| &p.params)
+                    .map(|p| JsonParam {
+                        name: &p.name,
+                        value: AppliedParam::json(&p.value),
+                        default: AppliedParam::json(&p.default),
+                        set_by: p.set_by.as_deref(),
+                    })
+                    .collect(),
             })
             .collect();
         let out = &mut self.out;
         out.write_all(b"{\n  \"spindle_version\": ")?;
         serde_json::to_writer(&mut *out, &self.spindle_version).map_err(io::Error::other)?;
-        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"rules\": ")?;
+        write!(out, ",\n  \"report_version\": {REPORT_VERSION},\n  \"started_at\": ")?;
+        let started = Some(self.run.started_at.as_str()).filter(|s| !s.is_empty());
+        serde_json::to_writer(&mut *out, &started).map_err(io::Error::other)?;
+        out.write_all(b",\n  \"packs\": ")?;
+        write_indented(out, &self.run.packs, "  ")?;
+        out.write_all(b",\n  \"rules\": ")?;
         write_indented(out, &rules, "  ")?;
         out.write_all(b",\n  \"hosts\": [")
     }
@@ -417,11 +578,13 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
         let host = JsonHost {
             host: source,
             sources: vec![],
+            snapshots: vec![],
             rules_run: 0,
             not_judged: None,
             findings: vec![],
             not_evaluated: vec![],
             not_applicable: vec![],
+            passed: vec![],
             errors: vec![],
             collection_error: Some(message),
         };
@@ -442,6 +605,7 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             expired_waivers: summary.expired_waivers,
             not_evaluated: summary.not_evaluated,
             not_applicable: summary.not_applicable,
+            passed: summary.passed,
             rule_errors: summary.rule_errors,
             collection_errors: summary.collection_errors,
             hosts_not_judged: summary.hosts_not_judged,
@@ -493,6 +657,10 @@ mod tests {
             message: &tricky,
             measured: some.then_some("10 %"),
             expected: some.then_some(tricky.as_str()),
+            quantities: JsonQuantities {
+                measured: some.then_some(Quantity::percent(10.0)),
+                expected: some.then_some(Quantity::ms(149.4)),
+            },
             entity: entity("k"),
             field: some.then_some("growth"),
             location: some.then(location),
@@ -510,17 +678,30 @@ mod tests {
             JsonHost {
                 host: "sql01",
                 sources: vec![],
+                snapshots: vec![],
                 rules_run: 0,
                 not_judged: None,
                 findings: vec![],
                 not_evaluated: vec![],
                 not_applicable: vec![],
+                passed: vec![],
                 errors: vec![],
                 collection_error: Some(&tricky),
             },
             JsonHost {
                 host: &tricky,
                 sources: vec!["a.json", &tricky],
+                snapshots: vec![
+                    JsonSnapshot {
+                        path: "a.json",
+                        collected_at: Some("2026-11-30T06:40:12Z"),
+                        collectors: vec![
+                            JsonCollector { name: "wmi", version: Some(&tricky) },
+                            JsonCollector { name: "sql", version: None },
+                        ],
+                    },
+                    JsonSnapshot { path: &tricky, collected_at: None, collectors: vec![] },
+                ],
                 rules_run: 25,
                 not_judged: Some(tricky.clone()),
                 findings: vec![
@@ -555,6 +736,14 @@ mod tests {
                     reason: &tricky,
                     location: Some(location()),
                 }],
+                passed: vec![
+                    JsonPassed {
+                        code: "ALN001",
+                        rule: "partition-offset-alignment",
+                        entities: vec![entity("p")],
+                    },
+                    JsonPassed { code: "LAT001", rule: "data-read-latency", entities: vec![] },
+                ],
                 errors: vec![JsonError { code: "acme/*", message: &tricky }],
                 collection_error: None,
             },

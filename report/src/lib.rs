@@ -7,6 +7,7 @@
 
 mod emit;
 pub mod json;
+pub mod provenance;
 pub mod sarif;
 pub mod snippet;
 pub mod text;
@@ -21,6 +22,7 @@ use spindle_core::rule::RuleMeta;
 use spindle_core::view::{EntityRef, HostView};
 
 pub use json::JsonWriter;
+pub use provenance::{AppliedParam, RuleParams, RunProvenance};
 pub use sarif::SarifWriter;
 pub use spindle_core::fnv::fnv1a64;
 
@@ -99,6 +101,8 @@ pub struct Summary {
     pub not_evaluated: usize,
     /// Entities rules had the facts for and chose not to judge (too few I/Os): never a failure.
     pub not_applicable: usize,
+    /// Entities a rule judged and found nothing wrong with, one per rule and entity.
+    pub passed: usize,
     /// Rules or plugins that failed: the run is incomplete.
     pub rule_errors: usize,
     /// Servers or hosts whose facts could not be collected at all (down, refused, timed out).
@@ -130,6 +134,7 @@ impl Summary {
         }
         self.not_evaluated += report.not_evaluated.len();
         self.not_applicable += report.not_applicable.len();
+        self.passed += report.passed.iter().map(|p| p.entities.len()).sum::<usize>();
         self.rule_errors += report.errors.len();
         if !report.not_judged.is_empty() {
             self.hosts_not_judged += 1;
@@ -146,6 +151,7 @@ impl Summary {
         self.expired_waivers += other.expired_waivers;
         self.not_evaluated += other.not_evaluated;
         self.not_applicable += other.not_applicable;
+        self.passed += other.passed;
         self.rule_errors += other.rule_errors;
         self.collection_errors += other.collection_errors;
         self.hosts_not_judged += other.hosts_not_judged;
@@ -186,6 +192,8 @@ pub enum Part {
     RuleError,
     /// The host could not be judged at all.
     NotJudged,
+    /// A snapshot file of the host, with its provenance (SARIF `artifacts`).
+    Snapshot,
 }
 
 /// One host's part of a report, rendered apart from the writer and appended in host order.
@@ -229,6 +237,9 @@ pub trait Render: Send + Sync {
 /// [`ReportWriter::renderer`] and passed to `append` in host order (or `collection_error` for a
 /// server that gave no facts), then `finish`.
 pub trait ReportWriter {
+    /// What the run was (start time, packs, parameters), before `begin`. Formats that do not
+    /// carry it ignore it.
+    fn provenance(&mut self, _run: &RunProvenance) {}
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()>;
     /// What renders hosts for this writer, once `begin` has been called.
     fn renderer(&self) -> Arc<dyn Render>;
@@ -245,6 +256,9 @@ pub trait ReportWriter {
 }
 
 impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
+    fn provenance(&mut self, run: &RunProvenance) {
+        (**self).provenance(run)
+    }
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)
     }
@@ -263,6 +277,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
 }
 
 impl<T: ReportWriter + ?Sized> ReportWriter for Box<T> {
+    fn provenance(&mut self, run: &RunProvenance) {
+        (**self).provenance(run)
+    }
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)
     }
@@ -527,6 +544,8 @@ mod tests {
             message: String::new(),
             measured: None,
             expected: None,
+            measured_quantity: None,
+            expected_quantity: None,
             entity: EntityRef { key: key.into(), label: String::new(), origins: vec![] },
             field: field.map(Into::into),
             fix: String::new(),

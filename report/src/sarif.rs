@@ -14,12 +14,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use super::provenance::{AppliedParam, RunProvenance};
 use super::{
     FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
     locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented, write_indented,
 };
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, NotApplicable, NotEvaluated};
+use spindle_core::finding::{Finding, NotApplicable, NotEvaluated, Quantity};
 use spindle_core::view::HostView;
 
 /// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
@@ -60,6 +61,12 @@ pub struct SarifWriter<W: Write> {
     not_evaluated_kept: usize,
     not_evaluated_omitted: usize,
     limit: usize,
+    run: RunProvenance,
+    /// Serialized `artifacts` (the snapshot files, with their provenance), each followed by a
+    /// separator, kept until `finish` up to `limit`; past it, only counted.
+    artifacts: Vec<u8>,
+    artifacts_kept: usize,
+    artifacts_omitted: usize,
 }
 
 impl<W: Write> SarifWriter<W> {
@@ -75,12 +82,16 @@ impl<W: Write> SarifWriter<W> {
             not_evaluated_kept: 0,
             not_evaluated_omitted: 0,
             limit: DEFAULT_NOTIFICATION_LIMIT,
+            run: RunProvenance::default(),
+            artifacts: Vec::new(),
+            artifacts_kept: 0,
+            artifacts_omitted: 0,
         }
     }
 
     /// How many not-evaluated and not-applicable notifications to keep (they wait in memory until
     /// `finish`); the rest are counted in one note. Rule errors and hosts not judged are always
-    /// kept.
+    /// kept. The same limit bounds the snapshot files listed in `artifacts`.
     pub fn with_notification_limit(mut self, limit: usize) -> Self {
         self.limit = limit;
         self
@@ -125,6 +136,22 @@ impl Render for SarifRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let mut out = Rendered::new();
         let host = report.host.as_str();
+        // Rendered even past the log's limit (append counts those): a host has a file or two.
+        for (doc, p) in view.docs.iter().zip(&view.provenance) {
+            let artifact = Artifact {
+                location: ArtifactLocation { uri: artifact_uri(&doc.path) },
+                roles: ["analysisTarget"],
+                properties: ArtifactProperties {
+                    host,
+                    collected_at: p.collected_at.as_deref(),
+                    collectors: view.collectors[p.collectors.clone()]
+                        .iter()
+                        .map(|c| CollectorInfo { name: &c.name, version: c.version.as_deref() })
+                        .collect(),
+                },
+            };
+            out.part(Part::Snapshot, |buf| serialize_indented(buf, &artifact, "        "))?;
+        }
         // Hosts spindle could not judge come first in the log's notifications of the host: they
         // are what a reader must see before trusting that it has no results.
         for why in &report.not_judged {
@@ -182,6 +209,7 @@ impl Render for SarifRender {
                     pointer: loc.map(|l| l.pointer),
                     measured: f.measured.as_deref(),
                     expected: f.expected.as_deref(),
+                    quantities: Quantities { measured: f.measured_quantity, expected: f.expected_quantity },
                     waiver: waiver.map(|w| WaiverInfo {
                         reason: &w.reason,
                         source: &w.source,
@@ -444,9 +472,95 @@ struct ResultProperties<'a> {
     pointer: Option<String>,
     measured: Option<&'a str>,
     expected: Option<&'a str>,
+    /// `measuredBytes`, `expectedMs`, ...: the numbers behind `measured` and `expected`.
+    #[serde(flatten)]
+    quantities: Quantities,
     /// Present for every waiver, expired or not (an expired one has no suppression).
     #[serde(skip_serializing_if = "Option::is_none")]
     waiver: Option<WaiverInfo<'a>>,
+}
+
+/// A finding's numbers as result properties, the unit in the name (`measuredBytes: 32256`).
+struct Quantities {
+    measured: Option<Quantity>,
+    expected: Option<Quantity>,
+}
+
+impl Serialize for Quantities {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        use spindle_core::finding::Unit::*;
+        let mut m = s.serialize_map(None)?;
+        for (role, q) in [("measured", self.measured), ("expected", self.expected)] {
+            let Some(q) = q else { continue };
+            let unit = match q.unit {
+                Bytes => "Bytes",
+                Ms => "Ms",
+                Percent => "Percent",
+                Count => "Count",
+            };
+            m.serialize_entry(&format!("{role}{unit}"), &super::emit::number_value(q.value))?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Artifact<'a> {
+    location: ArtifactLocation,
+    roles: [&'static str; 1],
+    properties: ArtifactProperties<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactProperties<'a> {
+    host: &'a str,
+    /// The snapshot's `collected_at` as written: not `lastModifiedTimeUtc`, which is the file's.
+    collected_at: Option<&'a str>,
+    collectors: Vec<CollectorInfo<'a>>,
+}
+
+#[derive(Serialize)]
+struct CollectorInfo<'a> {
+    name: &'a str,
+    version: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfigurationOverride<'a> {
+    descriptor: RuleRef<'a>,
+    configuration: OverrideConfiguration,
+    properties: OverrideProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct OverrideConfiguration {
+    parameters: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OverrideProperties<'a> {
+    /// The rule's declared defaults, by parameter.
+    defaults: serde_json::Map<String, serde_json::Value>,
+    /// The pack that set each parameter that is not its default.
+    set_by: std::collections::BTreeMap<&'a str, &'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProperties<'a> {
+    /// The pack files applied, in order.
+    packs: &'a [String],
+    /// Snapshot files left out of `artifacts` past the log's limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    artifacts_omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -513,6 +627,7 @@ struct SummaryProperties {
     expired_waivers: usize,
     not_evaluated: usize,
     not_applicable: usize,
+    passed: usize,
     rule_errors: usize,
     collection_errors: usize,
     hosts_not_judged: usize,
@@ -581,6 +696,10 @@ fn not_applicable_message(host: &str, n: &NotApplicable) -> String {
 }
 
 impl<W: Write> ReportWriter for SarifWriter<W> {
+    fn provenance(&mut self, run: &RunProvenance) {
+        self.run = run.clone();
+    }
+
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         self.stage.expect(Stage::New, "begin")?;
         self.stage = Stage::Begun;
@@ -693,6 +812,16 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                     self.not_evaluated_kept += 1;
                 }
                 Part::RuleError | Part::NotJudged => self.push_rendered_notification(bytes),
+                Part::Snapshot => {
+                    if self.artifacts_kept >= self.limit {
+                        self.artifacts_omitted += 1;
+                        continue;
+                    }
+                    self.artifacts.extend_from_slice(b"\n        ");
+                    self.artifacts.extend_from_slice(bytes);
+                    self.artifacts.push(b',');
+                    self.artifacts_kept += 1;
+                }
             }
         }
         Ok(())
@@ -742,10 +871,40 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
         out.write_all(close)?;
         write!(
             out,
-            ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {},\n          \
-             \"toolExecutionNotifications\": [",
+            ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {}",
             !summary.incomplete()
         )?;
+        if !self.run.started_at.is_empty() {
+            out.write_all(b",\n          \"startTimeUtc\": ")?;
+            serde_json::to_writer(&mut *out, &self.run.started_at).map_err(io::Error::other)?;
+        }
+        out.write_all(b",\n          \"ruleConfigurationOverrides\": ")?;
+        let overrides: Vec<ConfigurationOverride<'_>> = self
+            .run
+            .rules
+            .iter()
+            .map(|r| {
+                let each = |value: fn(&AppliedParam) -> serde_json::Value| {
+                    r.params.iter().map(|p| (p.name.clone(), value(p))).collect()
+                };
+                ConfigurationOverride {
+                    descriptor: self.render.rule_ref(&r.code),
+                    configuration: OverrideConfiguration {
+                        parameters: each(|p| AppliedParam::json(&p.value)),
+                    },
+                    properties: OverrideProperties {
+                        defaults: each(|p| AppliedParam::json(&p.default)),
+                        set_by: r
+                            .params
+                            .iter()
+                            .filter_map(|p| Some((p.name.as_str(), p.set_by.as_deref()?)))
+                            .collect(),
+                    },
+                }
+            })
+            .collect();
+        write_indented(out, &overrides, "          ")?;
+        out.write_all(b",\n          \"toolExecutionNotifications\": [")?;
         let notes = std::mem::take(&mut self.notifications);
         if let Some(notes) = notes.strip_suffix(b",") {
             out.write_all(notes)?;
@@ -762,6 +921,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 expired_waivers: summary.expired_waivers,
                 not_evaluated: summary.not_evaluated,
                 not_applicable: summary.not_applicable,
+                passed: summary.passed,
                 rule_errors: summary.rule_errors,
                 collection_errors: summary.collection_errors,
                 hosts_not_judged: summary.hosts_not_judged,
@@ -770,7 +930,16 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             },
         };
         write_indented(out, &props, "          ")?;
-        out.write_all(b"\n        }\n      ]\n    }\n  ]\n}\n")?;
+        out.write_all(b"\n        }\n      ],\n      \"artifacts\": [")?;
+        let artifacts = std::mem::take(&mut self.artifacts);
+        if let Some(artifacts) = artifacts.strip_suffix(b",") {
+            out.write_all(artifacts)?;
+            out.write_all(b"\n      ")?;
+        }
+        out.write_all(b"],\n      \"properties\": ")?;
+        let run = RunProperties { packs: &self.run.packs, artifacts_omitted: self.artifacts_omitted };
+        write_indented(out, &run, "      ")?;
+        out.write_all(b"\n    }\n  ]\n}\n")?;
         out.flush()
     }
 }

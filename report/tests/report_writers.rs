@@ -14,15 +14,16 @@ use spindle_core::date::Date;
 use spindle_core::declare::Declarations;
 use spindle_core::declare_rule;
 use spindle_core::engine::{ActiveRule, HostReport, Waiver, check_host};
-use spindle_core::finding::{NotApplicable, RuleError, Severity};
+use spindle_core::finding::{NotApplicable, Quantity, RuleError, Severity};
 use spindle_core::glob::Glob;
 use spindle_core::load::parse_snapshot;
-use spindle_core::params::{NoParams, Params};
+use spindle_core::params::{NoParams, ParamValue, Params};
 use spindle_core::rule::{Ctx, Rule};
 use spindle_core::view::HostView;
 use spindle_report::text::TextWriter;
 use spindle_report::{
-    JsonWriter, ReportWriter, RuleInfo, SarifWriter, Summary, locate_finding, locate_not_evaluated,
+    AppliedParam, JsonWriter, ReportWriter, RuleInfo, RuleParams, RunProvenance, SarifWriter, Summary,
+    locate_finding, locate_not_evaluated,
 };
 
 use sarif_schema::assert_valid_sarif_text;
@@ -74,9 +75,11 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for p in view.partitions.iter().flatten() {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
+        cx.judged(p);
         if !offset.is_multiple_of(65536) {
             cx.report(p, "offset_bytes", format!("partition starts at {offset} B"))
-                .values(format!("{offset} B"), "a multiple of 64 KiB");
+                .values(format!("{offset} B"), "a multiple of 64 KiB")
+                .quantities(Quantity::bytes(offset), Quantity::bytes(65536));
         }
     }
     for v in view.volumes.iter().flatten() {
@@ -93,7 +96,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         if f.io.and_then(|io| io.avg_read_stall_ms()).is_some_and(|ms| ms > 20.0) {
             cx.report(f, "io/io_stall_read_ms", "reads stall 50 ms on average")
                 .severity(Severity::Note)
-                .values("50 ms", "at most 20 ms");
+                .values("50 ms", "at most 20 ms")
+                .quantities(Quantity::ms(50.5), None);
         }
     }
     // A field no snapshot has: the location falls back to the entity.
@@ -206,8 +210,31 @@ fn rule_infos() -> Vec<RuleInfo> {
     active().iter().map(RuleInfo::from_active).collect()
 }
 
+/// The run the reports describe: a pinned start, two packs, one parameter set by a pack and one
+/// left at its default.
+fn provenance() -> RunProvenance {
+    let param = |name: &str, value: f64, default: f64, set_by: Option<&str>| AppliedParam {
+        name: name.into(),
+        value: ParamValue::Num(value),
+        default: ParamValue::Num(default),
+        set_by: set_by.map(Into::into),
+    };
+    RunProvenance {
+        started_at: "2026-01-01T00:00:00Z".into(),
+        packs: vec!["builtin:recommended".into(), "packs/waivers.toml".into()],
+        rules: vec![RuleParams {
+            code: "TST001".into(),
+            params: vec![
+                param("alignment_bytes", 65536.0, 65536.0, None),
+                param("warn_ms", 12.5, 20.0, Some("packs/waivers.toml")),
+            ],
+        }],
+    }
+}
+
 fn run(writer: &mut dyn ReportWriter, hosts: &[(HostView, HostReport)], rules: &[RuleInfo]) -> Summary {
     let mut summary = Summary::default();
+    writer.provenance(&provenance());
     writer.begin(rules).unwrap();
     for (v, r) in hosts {
         summary.add(r);
@@ -251,7 +278,38 @@ fn json_report_has_every_field() {
     let text = json_report(&fleet(), &rule_infos());
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["spindle_version"], VERSION);
-    assert_eq!(doc["report_version"], 2);
+    assert_eq!(doc["report_version"], 3);
+    assert_eq!(doc["started_at"], "2026-01-01T00:00:00Z");
+    assert_eq!(doc["packs"], serde_json::json!(["builtin:recommended", "packs/waivers.toml"]));
+    assert_eq!(
+        doc["rules"][0]["params"],
+        serde_json::json!([
+            {"name": "alignment_bytes", "value": 65536, "default": 65536, "set_by": null},
+            {"name": "warn_ms", "value": 12.5, "default": 20, "set_by": "packs/waivers.toml"}
+        ])
+    );
+    assert_eq!(doc["rules"][1]["params"], serde_json::json!([]), "a rule without parameters");
+    let sql01 = &doc["hosts"][0];
+    assert_eq!(
+        sql01["snapshots"],
+        serde_json::json!([
+            {"path": "snapshots/sql01-host.json", "collected_at": null, "collectors": [{"name": "wmi", "version": null}]},
+            {"path": "snapshots/sql01 sql.json", "collected_at": null, "collectors": []}
+        ])
+    );
+    let aln = finding(sql01, "TST001", "offset_bytes");
+    assert_eq!(aln["quantities"], serde_json::json!({"measured_bytes": 32256, "expected_bytes": 65536}));
+    assert_eq!(finding(sql01, "TST001", "compressed")["quantities"], serde_json::json!({}));
+    assert_eq!(
+        finding(sql01, "TST001", "io/io_stall_read_ms")["quantities"],
+        serde_json::json!({"measured_ms": 50.5})
+    );
+    let passed = sql01["passed"].as_array().unwrap();
+    assert_eq!(passed.len(), 1);
+    assert_eq!(passed[0]["code"], "TST001");
+    assert_eq!(passed[0]["entities"][0]["key"], "sql01/disk:disk1/partition:2");
+    assert_eq!(passed[0]["entities"][0]["kind"], "partition");
+    assert_eq!(doc["summary"]["passed"], passed[0]["entities"].as_array().unwrap().len());
     let rules = doc["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 2);
     assert_eq!(rules[0]["code"], "TST001");
@@ -358,7 +416,7 @@ fn json_report_has_every_field() {
         doc["summary"],
         serde_json::json!({
             "hosts": 2, "errors": 1, "warnings": 1, "notes": 2, "waived": 1, "expired_waivers": 1,
-            "not_evaluated": 3, "not_applicable": 0, "rule_errors": 1, "collection_errors": 0,
+            "not_evaluated": 3, "not_applicable": 0, "passed": 1, "rule_errors": 1, "collection_errors": 0,
             "hosts_not_judged": 0, "unreachable_allowed": false, "incomplete": true,
         })
     );

@@ -118,6 +118,8 @@ fn report(v: &HostView, n: &str) -> HostReport {
                 message: n.into(),
                 measured: (i % 2 == 0).then(|| n.into()),
                 expected: (i % 2 == 0).then(|| n.into()),
+                measured_quantity: None,
+                expected_quantity: None,
                 entity: entity.clone(),
                 field: Some(field.into()),
                 fix: n.into(),
@@ -147,6 +149,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
             reason: n.into(),
         }],
         errors: vec![RuleError { code: n.into(), message: format!("{n}\n  plugin stderr:\n  | {n}\n{n}") }],
+        passed: vec![],
         rules_run: 3,
         not_judged: vec![n.into()],
     }

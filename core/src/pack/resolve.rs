@@ -500,7 +500,7 @@ impl Resolver<'_> {
             other => ParamValue::Text(other.to_string()),
         };
         match spec.kind.validate(&v) {
-            Ok(()) => self.cfg.rules[i].params.set(spec.name, v),
+            Ok(()) => self.cfg.rules[i].params.set_from(spec.name, v, &src.path),
             Err(e) => self.err(src, value.span(), format!("{}.{}: {e}", meta.code, spec.name), None),
         }
     }

@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -79,6 +80,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         };
         let unit = stripe.unit_bytes;
         let remainder = offset % unit;
+        cx.judged(p);
         if remainder == 0 {
             continue;
         }
@@ -102,6 +104,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         let fix = recreate_partition(view, p, unit, &format!("the {} stripe unit", units::binary(unit)));
         cx.report(p, "offset_bytes", message)
             .values(units::bytes(offset), format!("a multiple of {} (the stripe unit)", units::binary(unit)))
+            .quantities(Quantity::bytes(offset), Quantity::bytes(unit))
             .fix(fix);
     }
 }

@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -55,6 +56,7 @@ fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
     let alignment = cx.params.alignment_bytes.max(1);
     let view = cx.view;
     for p in view.data_partitions() {
+        cx.judged(p);
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
         let remainder = offset % alignment;
         if remainder == 0 {
@@ -92,6 +94,7 @@ fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
         let fix = recreate_partition(view, p, alignment, &units::binary(alignment));
         cx.report(p, "offset_bytes", message)
             .values(units::bytes(offset), format!("a multiple of {}", units::binary(alignment)))
+            .quantities(Quantity::bytes(offset), Quantity::bytes(alignment))
             .fix(fix);
     }
 }

@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -81,6 +82,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             continue;
         };
         let remainder = offset % sector;
+        cx.judged(p);
         if remainder == 0 {
             continue;
         }
@@ -105,6 +107,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 units::bytes(offset),
                 format!("a multiple of the disk's {} physical sector", units::bytes(sector)),
             )
+            .quantities(Quantity::bytes(offset), Quantity::bytes(sector))
             .fix(fix);
     }
 }

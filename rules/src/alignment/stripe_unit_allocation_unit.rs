@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, RaidKind, Volume};
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -95,6 +96,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         }
         let (Some(au), Some(stripe)) = (au, stripe) else { continue };
         let unit = stripe.unit_bytes;
+        cx.judged(v);
         if unit % au == 0 {
             continue;
         }
@@ -125,6 +127,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 format!("{} ÷ {} = {}", units::binary(unit), units::binary(au), ratio(unit, au)),
                 "a whole number",
             )
+            // The allocation unit read, and the stripe unit it must divide.
+            .quantities(Quantity::bytes(au), Quantity::bytes(unit))
             .fix(fix);
     }
 }

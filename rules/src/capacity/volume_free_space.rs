@@ -1,4 +1,5 @@
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -67,6 +68,7 @@ fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
     let min_percent = cx.params.min_free_percent;
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
+        cx.judged(v);
         let Some(size) = cx.need(v, "size_bytes", v.size_bytes) else { continue };
         let Some(free) = cx.need(v, "free_bytes", v.free_bytes) else { continue };
         if size == 0 {
@@ -93,6 +95,7 @@ fn check(cx: &mut Ctx<'_, VolumeFreeSpaceParams>) {
                 format!("{} free of {} ({shown})", units::bytes(free), units::bytes(size)),
                 format!("at least {} free", units::percent(min_percent / 100.0)),
             )
+            .quantities(Quantity::percent(share * 100.0), Quantity::percent(min_percent))
             .fix(fix);
     }
 }

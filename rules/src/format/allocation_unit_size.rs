@@ -1,6 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FsKind;
-use spindle_core::finding::Severity;
+use spindle_core::finding::{Quantity, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -89,6 +89,7 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
         if !matches!(kind, FsKind::Ntfs | FsKind::Refs) {
             continue;
         }
+        cx.judged(v);
         let Some(au) = cx.need(v, "allocation_unit_bytes", v.allocation_unit_bytes) else { continue };
         if au == expected {
             continue;
@@ -107,6 +108,7 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
             let fs = if kind == FsKind::Refs { "ReFS" } else { "NTFS" };
             cx.report(v, "allocation_unit_bytes", message)
                 .values(units::bytes(au), units::bytes(expected))
+                .quantities(Quantity::bytes(au), Quantity::bytes(expected))
                 .fix(reformat_fix(&dv, fs, expected));
         } else {
             let message = format!(
@@ -119,6 +121,7 @@ fn check(cx: &mut Ctx<'_, AllocationUnitSizeParams>) {
             );
             cx.report(v, "allocation_unit_bytes", message)
                 .values(units::bytes(au), units::bytes(expected))
+                .quantities(Quantity::bytes(au), Quantity::bytes(expected))
                 .severity(Severity::Note)
                 .fix(format!(
                     "Nothing is urgent: at the next rebuild of {}, format it with {} clusters (`{}`).",

@@ -91,6 +91,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
+        cx.judged(v);
         let Some(kind) = cx.need(v, "filesystem", v.fs_kind()) else { continue };
         let os = match os_of_volume(view, v) {
             Some(os @ (OsFamily::Windows | OsFamily::Linux)) => os,

@@ -94,6 +94,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             }
             continue;
         }
+        cx.judged(v);
         let Some(opts) = options(v) else {
             cx.not_evaluated(v, "mount_options");
             continue;

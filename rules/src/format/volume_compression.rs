@@ -58,6 +58,7 @@ declare_rule! {
 fn check(cx: &mut Ctx<'_, NoParams>) {
     for dv in volumes_holding(cx, any_file) {
         let v = dv.volume;
+        cx.judged(v);
         let kind = v.fs_kind();
         // xfs and ext4 have no transparent compression; xfs has no file-level encryption.
         let no_compression = matches!(kind, Some(FsKind::Xfs | FsKind::Ext4));

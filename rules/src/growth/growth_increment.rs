@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FileType, Growth};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -105,6 +106,7 @@ fn check(cx: &mut Ctx<'_, GrowthIncrementParams>) {
         if increment == 0 {
             continue;
         }
+        cx.judged(f);
         // Worded only for the files that get a message: most files are fine.
         let size = || match f.size_bytes {
             Some(s) => format!("the file is {}", units::bytes(s)),
@@ -145,6 +147,7 @@ fn check(cx: &mut Ctx<'_, GrowthIncrementParams>) {
         let fix = tsql::set_filegrowth(&db.db.name, &f.logical_name, tsql::mib_ceil(suggested));
         cx.report(f, "growth", message)
             .values(units::bytes(increment), format!("at least {}", units::binary(min)))
+            .quantities(Quantity::bytes(increment), Quantity::bytes(min))
             .fix(fix);
     }
 }

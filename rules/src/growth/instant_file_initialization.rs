@@ -73,6 +73,7 @@ fn service_name(instance: &str) -> String {
 fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
+        cx.judged(inst);
         let Some(enabled) = cx.need(inst, "instant_file_initialization", inst.instant_file_initialization)
         else {
             continue;

@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{FileType, Growth};
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -71,6 +72,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         if !matches!(f.file_type, FileType::Rows | FileType::Log) {
             continue;
         }
+        cx.judged(f);
         let Some(growth) = cx.need(f, "growth", f.growth) else { continue };
         // A 0 % growth never grows: there is no growth to get larger.
         let Growth::Percent(percent) = growth else { continue };
@@ -99,7 +101,10 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             tsql::set_filegrowth(&db.db.name, &f.logical_name, mib),
             units::binary(mib << 20)
         );
-        cx.report(f, "growth", message).values(share, "a fixed increment in bytes (64 MiB or more)").fix(fix);
+        cx.report(f, "growth", message)
+            .values(share, "a fixed increment in bytes (64 MiB or more)")
+            .quantities(Quantity::percent(f64::from(percent)), None)
+            .fix(fix);
     }
 }
 

@@ -2,6 +2,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Disk, FileType, Media, Volume};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
@@ -271,6 +272,9 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
         };
         let Some(io) = cx.need(f, "io", f.io) else { continue };
         let mut floor: Option<(DiskFloor, String, &Located<Volume>)> = None;
+        // A file whose media floor is unknown is not judged: the gap is recorded on its volume
+        // or disk, so the file must not read as passed.
+        let mut judged = true;
         for &dir in directions {
             let (stall_ms, count) = match dir {
                 Direction::Read => (io.io_stall_read_ms, io.num_of_reads),
@@ -310,6 +314,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                     Ok(found) => floor = Some(found),
                     Err(miss) => {
                         record(cx, f, miss, &mut missed);
+                        judged = false;
                         break;
                     }
                 }
@@ -337,7 +342,11 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                     format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
                     format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
                 )
+                .quantities(Quantity::ms(avg), Quantity::ms(limit))
                 .fix(fix);
+        }
+        if judged {
+            cx.judged(f);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! reference bands, and how to say what window the counters cover.
 
 use spindle_core::facts::DbFile;
-use spindle_core::finding::{Finding, Severity};
+use spindle_core::finding::{Finding, Quantity, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::Located;
@@ -146,6 +146,7 @@ pub(crate) fn report_average<'c, P>(
     noun: &str,
     note: &str,
 ) -> Option<&'c mut Finding> {
+    cx.judged(f);
     let severity = level(avg, (warn, warn_at), error)?;
     let threshold = match (severity, warn_at) {
         (Severity::Error, _) => format!("at or above the {} error threshold", units::ms(error)),
@@ -166,6 +167,7 @@ pub(crate) fn report_average<'c, P>(
     };
     let finding = cx.report(f, field, message);
     finding.values(units::ms(avg), expected);
+    finding.quantities(Quantity::ms(avg), Quantity::ms(warn));
     if severity == Severity::Error {
         finding.severity(Severity::Error);
     }

@@ -3,6 +3,7 @@ use std::collections::BTreeSet;
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, DatabaseRole, DbFile, Disk, FileType, Media, Volume};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{HostView, Located};
@@ -206,6 +207,7 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
             continue;
         }
         let mut data_disks = vec![];
+        let data_count = data.len();
         for f in data {
             let Some(v) = cx.volume_of_file(f) else { continue };
             let Some(disks) = disks_of(cx, v, &mut reported) else { continue };
@@ -214,6 +216,10 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
         for log in logs {
             let Some(lv) = cx.volume_of_file(log) else { continue };
             let Some(log_disks) = disks_of(cx, lv, &mut reported) else { continue };
+            // Judged only against every data file: one whose disks are unknown leaves it open.
+            if data_disks.len() == data_count {
+                cx.judged(log);
+            }
             let mut shared = BTreeSet::new();
             let mut sharing = vec![];
             let mut volumes: Vec<&str> = vec![];
@@ -277,6 +283,7 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
                     format!("{} physical disks ({media}) shared with data files", shared.len()),
                     "no physical disk shared between the log and the data files",
                 )
+                .quantities(Quantity::count(shared.len() as u64), Quantity::count(0))
                 .fix(fix);
         }
     }

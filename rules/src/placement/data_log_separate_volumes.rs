@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::FileType;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 
 use super::files::{and_list, file_name, location_field, plural, user_scope, volume_of};
@@ -96,6 +97,7 @@ fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
             continue;
         }
         let mut data_volumes = Vec::with_capacity(data.len());
+        let data_count = data.len();
         for f in data {
             match volume_of(view, f) {
                 Ok(v) => data_volumes.push((f, v)),
@@ -110,6 +112,10 @@ fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
                     continue;
                 }
             };
+            // Judged only against every data file: one on an unknown volume leaves it open.
+            if data_volumes.len() == data_count {
+                cx.judged(log);
+            }
             let shared: Vec<String> =
                 data_volumes.iter().filter(|(_, v)| v.key == lv.key).map(|(f, _)| file_name(f)).collect();
             if shared.is_empty() {
@@ -131,6 +137,7 @@ fn check(cx: &mut Ctx<'_, DataLogSeparateVolumesParams>) {
                 format!("volume {}, holding {} of the database", lv.name, plural(shared.len(), "data file")),
                 "a volume holding none of the database's data files",
             )
+            .quantities(Quantity::count(shared.len() as u64), Quantity::count(0))
             .fix(fix);
         }
     }

@@ -84,7 +84,7 @@ fn check(cx: &mut Ctx<'_, NoDatabaseFilesOnSystemVolumeParams>) {
         for f in files {
             let Some(v) = cx.volume_of_file(f) else { continue };
             match v.os_volume {
-                Some(false) => {}
+                Some(false) => cx.judged(f),
                 None => {
                     if unknown.insert(v.key.clone()) {
                         cx.not_evaluated(v, "os_volume");

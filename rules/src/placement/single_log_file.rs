@@ -1,5 +1,6 @@
 use spindle_core::declare_rule;
 use spindle_core::facts::{DbFile, FileType};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 
 use super::files::{and_list, file_name, plural};
@@ -78,6 +79,7 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
             );
             continue;
         }
+        cx.judged(&dv.db);
         if logs.len() <= max {
             continue;
         }
@@ -91,6 +93,7 @@ fn check(cx: &mut Ctx<'_, SingleLogFileParams>) {
             ),
         )
         .values(plural(logs.len(), "log file"), format!("at most {}", plural(max, "log file")))
+        .quantities(Quantity::count(logs.len() as u64), Quantity::count(max as u64))
         .fix(remove_logs_fix(&dv.db.name, &log_files, max.max(1)));
     }
 }

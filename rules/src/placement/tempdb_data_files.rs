@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{FileType, Growth};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -98,6 +99,9 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
             );
             continue;
         }
+        // Judged only when all three checks could be made: a missing cpu_count, size or growth
+        // is recorded on the instance or a file, not on tempdb.
+        let mut complete = true;
 
         // Count.
         let cpus = match (inst.cpu_count.filter(|&c| c > 0), view.host.cpu_count.filter(|&c| c > 0)) {
@@ -112,6 +116,7 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                         .to_string()
                 });
                 cx.not_evaluated_because(inst, "cpu_count", reason);
+                complete = false;
             }
             Some((cpus, source)) => {
                 let n = data.len() as u32;
@@ -127,6 +132,7 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                         ),
                     )
                     .values(plural(n as usize, "data file"), expected_count(cpus, start, step))
+                    .quantities(Quantity::count(n.into()), Quantity::count(cpus.min(start).into()))
                     .fix(tsql_fix::count(
                         &tempdb.db.name,
                         &data,
@@ -138,6 +144,7 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
 
         // Equal size.
         let sizes: Vec<_> = data.iter().map(|f| cx.need(*f, "size_bytes", f.size_bytes)).collect();
+        complete &= sizes.iter().all(Option::is_some);
         if let Some(sizes) = sizes.into_iter().collect::<Option<Vec<u64>>>() {
             let groups = group(data.iter().map(|f| f.logical_name.clone()).zip(sizes));
             if let (Some((&min, _)), Some((&max, largest))) =
@@ -169,6 +176,7 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
 
         // Equal growth.
         let growths: Vec<_> = data.iter().map(|f| cx.need(*f, "growth", f.growth)).collect();
+        complete &= growths.iter().all(Option::is_some);
         if let Some(growths) = growths.into_iter().collect::<Option<Vec<Growth>>>() {
             let groups =
                 group(data.iter().map(|f| f.logical_name.clone()).zip(growths.into_iter().map(growth_key)));
@@ -186,8 +194,12 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
                     ),
                 )
                 .values(plural(groups.len(), "growth setting"), "the same growth on every data file")
+                .quantities(Quantity::count(groups.len() as u64), None)
                 .fix(tsql_fix::growths(&tempdb.db.name, &data));
             }
+        }
+        if complete {
+            cx.judged(&tempdb.db);
         }
     }
 }

@@ -2,6 +2,7 @@ use std::collections::{HashMap, HashSet};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::DatabaseRole;
+use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView};
@@ -85,6 +86,9 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             users_on.entry(uv.key.as_str()).or_default().push(*d);
         }
     }
+    // A tempdb file passes only when every user file's volume is known (see the end).
+    let users_known = user.iter().all(|(_, _, uv)| uv.is_ok())
+        && view.databases.iter().all(|d| d.db.effective_role() != DatabaseRole::User || d.files.is_some());
     let mut any_tempdb_volume = false;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };
@@ -98,6 +102,9 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 }
             };
             any_tempdb_volume = true;
+            if users_known {
+                cx.judged(f);
+            }
             let Some(sharing) = users_on.get(tv.key.as_str()) else { continue };
             let names: Vec<String> = sharing.iter().map(|d| db_name(view, d, i)).collect();
             let which = if names.len() == 1 { "user database" } else { "user databases" };
@@ -129,6 +136,7 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 format!("volume {}, also holding {}", tv.name, plural(names.len(), "user database")),
                 "a volume holding no user database files",
             )
+            .quantities(Quantity::count(names.len() as u64), Quantity::count(0))
             .fix(fix);
         }
     }

@@ -1,6 +1,7 @@
 use std::collections::BTreeSet;
 
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -95,6 +96,7 @@ fn check(cx: &mut Ctx<'_, ColumnsMatchDisksParams>) {
             continue;
         };
         let (Some(columns), Some(disks)) = (columns, disks) else { continue };
+        cx.judged(vd);
         let expected = spaces::max_columns(resiliency, disks, copies);
         if columns >= expected {
             continue;
@@ -136,6 +138,7 @@ fn check(cx: &mut Ctx<'_, ColumnsMatchDisksParams>) {
         );
         cx.report(vd, "columns", message)
             .values(format!("{columns} columns"), format!("{expected} columns"))
+            .quantities(Quantity::count(columns.into()), Quantity::count(expected.into()))
             .fix(format!(
                 "NumberOfColumns cannot be changed in place: create a new virtual disk with {expected} columns \
                  ({command}), format it with 64 KiB clusters (Format-Volume -AllocationUnitSize 65536), move \

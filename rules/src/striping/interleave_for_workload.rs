@@ -1,5 +1,6 @@
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
@@ -73,6 +74,7 @@ fn check(cx: &mut Ctx<'_, InterleaveForWorkloadParams>) {
         Workload::DataWarehouse => cx.params.data_warehouse_interleave_bytes,
     };
     for vd in view.virtual_disks.iter().flatten() {
+        cx.judged(vd);
         let Some(interleave) = cx.need(vd, "interleave_bytes", vd.interleave_bytes) else { continue };
         if interleave == expected {
             continue;
@@ -114,6 +116,7 @@ fn check(cx: &mut Ctx<'_, InterleaveForWorkloadParams>) {
         );
         cx.report(vd, "interleave_bytes", message)
             .values(units::bytes(interleave), units::bytes(expected))
+            .quantities(Quantity::bytes(interleave), Quantity::bytes(expected))
             .fix(fix);
     }
 }

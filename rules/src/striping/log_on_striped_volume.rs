@@ -2,6 +2,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, FileType, VirtualDisk, Volume};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::view::{HostView, Located};
 
@@ -117,6 +118,9 @@ fn check(cx: &mut Ctx<'_, LogOnStripedVolumeParams>) {
             let verdict = judge(cx, v, min, copies);
             verdicts.insert(v.key.clone(), verdict);
         }
+        if !matches!(verdicts[&v.key], Verdict::Unknown) {
+            cx.judged(f);
+        }
         let Verdict::Narrow(n) = &verdicts[&v.key] else { continue };
         let message = format!(
             "log file on {}, which is {}: log writes go to {} where {} were possible. SQL Server writes \
@@ -140,6 +144,7 @@ fn check(cx: &mut Ctx<'_, LogOnStripedVolumeParams>) {
         let field = if f.physical_name.is_some() { "physical_name" } else { "volume_id" };
         cx.report(f, field, message)
             .values(format!("striped over {}", disks(n.width)), format!("striped over {}", disks(n.possible)))
+            .quantities(Quantity::count(n.width.into()), Quantity::count(n.possible.into()))
             .fix(fix);
     }
 }

@@ -3,6 +3,7 @@ use std::collections::{HashMap, HashSet};
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, Disk, RaidKind, RaidSet};
+use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 use spindle_core::view::{Located, StripeSource};
@@ -152,6 +153,7 @@ fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
                 continue;
             }
         };
+        cx.judged(r);
         if (wanted.min..=wanted.max).contains(&unit) {
             continue;
         }
@@ -179,6 +181,8 @@ fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
         };
         let finding = cx.report(r, "stripe_unit_bytes", message);
         finding.values(units::bytes(unit), wanted.text()).fix(fix);
+        // The bound the unit is outside of.
+        finding.quantities(Quantity::bytes(unit), Quantity::bytes(wanted.target(unit)));
         if inferred || declared_in.is_some() {
             // The value was not read from the snapshot; keep the pointer on the set.
             finding.field = None;
@@ -235,6 +239,7 @@ fn judge_lvm<T>(cx: &mut Ctx<'_, RaidStripeUnitParams>, at: &Located<T>, lvm: &B
         cx.not_evaluated(at, "backed_by/lvm/stripe_unit_bytes");
         return;
     };
+    cx.judged(at);
     if (wanted.min..=wanted.max).contains(&unit) {
         return;
     }
@@ -253,6 +258,7 @@ fn judge_lvm<T>(cx: &mut Ctx<'_, RaidStripeUnitParams>, at: &Located<T>, lvm: &B
     );
     cx.report(at, "backed_by/lvm/stripe_unit_bytes", message)
         .values(units::bytes(unit), wanted.text())
+        .quantities(Quantity::bytes(unit), Quantity::bytes(wanted.target(unit)))
         .fix(fix);
 }
 
