@@ -8,7 +8,12 @@ mod error;
 mod file;
 mod parse;
 mod resolve;
+mod select;
 
 pub use error::{PackError, PackErrors, did_you_mean};
 pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
-pub use resolve::{Config, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText, load_packs, resolve};
+pub use resolve::{
+    Config, DEFAULT_WAIVER_WARN_DAYS, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText, load_packs,
+    resolve,
+};
+pub use select::{Selection, UnknownSelector};
