@@ -29,7 +29,13 @@ pub fn init(snapshots: &[PathBuf], output: &Path, force: bool) -> Result<String,
         None => String::new(),
         Some(n) => format!(", {} to declare", spindle_core::units::plural(n.len(), "stripe unit")),
     };
-    Ok(format!("spindle: wrote {}{listed}; `spindle check` run here uses it", output.display()))
+    let discovered = output.file_name().is_some_and(|n| crate::packs::CONFIG_NAMES.iter().any(|c| n == *c));
+    let how = if discovered {
+        "`spindle check` run in its folder or below uses it".to_string()
+    } else {
+        format!("use it with --pack {}", output.display())
+    };
+    Ok(format!("spindle: wrote {}{listed}; {how}", output.display()))
 }
 
 /// An entity whose stripe unit the snapshots do not hold and a pack can declare.

@@ -33,13 +33,11 @@ fn main() -> ExitCode {
             })
         }
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut <Cli as clap::CommandFactory>::command(),
-                "spindle",
-                &mut std::io::stdout(),
-            );
-            Ok(0)
+            // Generated whole, then printed as every command's text is.
+            let mut script = Vec::new();
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "spindle", &mut script);
+            Ok(print(String::from_utf8_lossy(&script).into_owned()))
         }
         Command::Collect { command: CollectCommand::Sql { server, connect, output } } => {
             spindle::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
