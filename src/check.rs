@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::{fs, panic};
 
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::facts::{CollectorReport, NotCollected, Snapshot};
 use spindle_core::load::{oversized, parse_snapshot};
-use spindle_core::pack::{Config, load_packs};
+use spindle_core::pack::{Config, Selection, UnknownSelector, load_packs};
 use spindle_core::rule::{Rule, RuleMeta, collector_reason};
 use spindle_core::view::{Document, HostView};
 
@@ -39,14 +40,28 @@ pub struct Engine {
     // Kept alive for the plugin rules, which call into it.
     _host: Option<PluginHost>,
     cfg: Config,
+    /// Every rule the packs were resolved against: builtin, then plugin rules.
+    rules: Vec<&'static dyn Rule>,
+    /// The packs' plugins: name, and the pack that declares it.
+    plugins: Vec<(String, String)>,
     /// The enabled rules with their settings, resolved once for every host.
     active: Vec<ActiveRule<'static>>,
+    /// Per waiver of the packs: whether it matched a finding on any host checked so far. Hosts
+    /// are checked on several threads.
+    waiver_used: Vec<AtomicBool>,
+    hosts_checked: AtomicUsize,
 }
 
 impl Engine {
     /// Loads `packs` (builtin names or TOML files; empty: `recommended`) and the plugins they
     /// declare, and resolves the rules once for every host.
     pub fn load(packs: &[String]) -> Result<Engine, UserError> {
+        Engine::load_with(packs, &Selection::default())
+    }
+
+    /// [`Engine::load`], then the command line's `--select`, `--extend-select` and `--ignore`
+    /// over the packs' selection.
+    pub fn load_with(packs: &[String], selection: &Selection) -> Result<Engine, UserError> {
         let refs: Vec<&str> =
             if packs.is_empty() { vec!["recommended"] } else { packs.iter().map(String::as_str).collect() };
         let stack = load_packs(&refs, &Loader)?;
@@ -76,10 +91,38 @@ impl Engine {
             .collect();
         let cfg = {
             let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
-            stack.resolve(&cat)?
+            let mut cfg = stack.resolve(&cat)?;
+            cfg.apply_selection(&cat, selection).map_err(unknown_selectors)?;
+            cfg
         };
         let active = cfg.active(&rules);
-        Ok(Engine { _host: host, cfg, active })
+        let waiver_used = cfg.waivers.iter().map(|_| AtomicBool::new(false)).collect();
+        let plugins = decls.iter().map(|d| (d.name.clone(), d.pack.path.clone())).collect();
+        Ok(Engine {
+            _host: host,
+            cfg,
+            rules,
+            plugins,
+            active,
+            waiver_used,
+            hosts_checked: AtomicUsize::new(0),
+        })
+    }
+
+    /// Every rule the packs were resolved against (builtin, then the plugins'), enabled or not.
+    pub fn catalogue(&self) -> Vec<(&'static str, &'static RuleMeta)> {
+        self.rules.iter().map(|r| (r.meta().code, r.meta())).collect()
+    }
+
+    /// For a plugin's rule (`acme/ACM001`): the plugin's name and the pack that declares it.
+    pub fn plugin_of(&self, code: &str) -> Option<(&str, &str)> {
+        let (ns, _) = code.split_once('/')?;
+        self.plugins.iter().find(|(name, _)| name == ns).map(|(n, p)| (n.as_str(), p.as_str()))
+    }
+
+    /// The resolved packs: which rules are enabled, at what severity, the files applied.
+    pub fn config(&self) -> &Config {
+        &self.cfg
     }
 
     /// The active rules as a report's rule table lists them.
@@ -105,7 +148,27 @@ impl Engine {
     /// Runs every active rule on one host and applies the waivers (`today` decides which have
     /// expired).
     pub fn check(&self, view: &HostView, today: Date) -> HostReport {
-        check_host(&self.active, view, &self.cfg.waivers, today)
+        let report = check_host(&self.active, view, &self.cfg.waivers, today);
+        self.hosts_checked.fetch_add(1, Ordering::Relaxed);
+        // The engine applies the first waiver that matches; so is it counted here.
+        for f in &report.findings {
+            if let Some(i) = self.cfg.waivers.iter().position(|w| w.matches(f)) {
+                self.waiver_used[i].store(true, Ordering::Relaxed);
+            }
+        }
+        report
+    }
+
+    /// The packs' waivers, each with where it is written (`pack.toml:12:11`) and whether it
+    /// matched a finding on a host this engine checked.
+    fn waiver_states(&self) -> impl Iterator<Item = (String, &spindle_core::engine::Waiver, bool)> {
+        self.cfg.waivers.iter().enumerate().map(|(i, w)| {
+            let at = match self.cfg.waiver_at.get(i).copied().flatten() {
+                Some((line, col)) => format!("{}:{line}:{col}", w.source),
+                None => w.source.clone(),
+            };
+            (at, w, self.waiver_used[i].load(Ordering::Relaxed))
+        })
     }
 
     /// The active rules, in catalogue order.
@@ -170,8 +233,26 @@ fn remove_stale_report(args: &CheckOptions) {
     let _ = fs::remove_file(target);
 }
 
+/// The packs a run applies: those given, else the project's pack when discovery is on and
+/// finds one (said on stderr, so a run never applies a pack no one named silently), else none
+/// (`recommended`).
+fn packs_to_apply(args: &CheckOptions) -> Vec<String> {
+    if !args.packs.is_empty() || !args.discover_config {
+        return args.packs.clone();
+    }
+    let Some(found) = std::env::current_dir().ok().and_then(|cwd| crate::packs::discover_config(&cwd)) else {
+        return vec![];
+    };
+    let shown = found.display().to_string();
+    eprintln!(
+        "spindle: using the pack {} (found from the working directory; --pack or --no-config to skip it)",
+        spindle_core::untrusted::name(&shown)
+    );
+    vec![shown]
+}
+
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
-    let default_engine = Engine::load(&args.packs)?;
+    let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
     let mut engines: Vec<Engine> = vec![];
@@ -183,7 +264,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             Some(p) => Some(match by_packs.get(p) {
                 Some(&i) => i,
                 None => {
-                    engines.push(Engine::load(p)?);
+                    engines.push(Engine::load_with(p, &args.selection)?);
                     by_packs.insert(p.clone(), engines.len() - 1);
                     engines.len() - 1
                 }
@@ -339,6 +420,10 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         }
     };
     out.commit()?;
+    let all: Vec<&Engine> = std::iter::once(&default_engine).chain(&engines).collect();
+    for w in waiver_warnings(&all, today) {
+        eprintln!("{}", spindle_core::untrusted::message(&w));
+    }
     let exit = exit_code(&summary, args.fail_on);
     // A pipeline's log shows why the run failed without anyone opening the report.
     if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-") {
@@ -393,7 +478,7 @@ fn first_line(text: &str) -> String {
 /// `spindle: 3 hosts, 2 errors, 5 warnings, 0 notes, 1 not evaluated; incomplete: 1 collection
 /// error (sql01: login failed) → report.sarif`
 fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest: &Path) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    use spindle_core::units::plural;
     let mut line = format!(
         "spindle: {}, {}, {}, {}, {} not evaluated",
         plural(s.hosts, "host"),
@@ -510,6 +595,72 @@ fn unmet(what: Require, view: &HostView) -> Option<String> {
     }
     why.push(')');
     Some(why)
+}
+
+/// What a run says about the packs' waivers, on stderr: one that expires within the packs'
+/// `waiver_warn_days` of `today` (or has expired), and one that matched no finding on any host
+/// checked with it. Engines may share a pack (the inventory's pack lists extend the same one):
+/// a waiver is one waiver wherever it is written, matched if any engine matched it.
+fn waiver_warnings(engines: &[&Engine], today: Date) -> Vec<String> {
+    // Per waiver, by where it is written: its first engine's view, whether any matched it, and
+    // whether any that hold it checked a host.
+    let mut seen: Vec<(String, &spindle_core::engine::Waiver, u32, bool, bool)> = vec![];
+    for engine in engines {
+        let checked = engine.hosts_checked.load(Ordering::Relaxed) > 0;
+        for (at, w, used) in engine.waiver_states() {
+            match seen.iter_mut().find(|s| s.0 == at) {
+                Some(s) => {
+                    s.3 |= used;
+                    s.4 |= checked;
+                }
+                None => seen.push((at, w, engine.cfg.waiver_warn_days(), used, checked)),
+            }
+        }
+    }
+    let mut out = vec![];
+    for (at, w, warn_days, used, checked) in seen {
+        let what = format!("waiver for {} on `{}`", w.rules.join(", "), w.entity.as_str());
+        if let Some(expires) = w.expires {
+            let days = expires.days_since_epoch() - today.days_since_epoch();
+            let when = match days {
+                0 => "today".to_string(),
+                1 => "tomorrow".to_string(),
+                n => format!("in {n} days"),
+            };
+            if days < 0 {
+                out.push(format!("warning: {at}: {what} expired on {expires}: its findings count again"));
+            } else if days <= i64::from(warn_days) && warn_days > 0 {
+                out.push(format!(
+                    "warning: {at}: {what} expires on {expires}, {when}: renew it or fix what it waives \
+                     (pack setting waiver_warn_days = {warn_days})"
+                ));
+            }
+        }
+        if checked && !used {
+            out.push(format!(
+                "warning: {at}: {what} matched no finding: remove it, or correct its rules or entity"
+            ));
+        }
+    }
+    out
+}
+
+/// `--select`, `--extend-select` and `--ignore` selectors that match no rule, all in one error.
+fn unknown_selectors(unknown: Vec<UnknownSelector>) -> UserError {
+    let mut message = match unknown.len() {
+        1 => "a rule selector on the command line matches no rule:".to_string(),
+        n => format!("{n} rule selectors on the command line match no rule:"),
+    };
+    for u in &unknown {
+        message.push_str(&format!("\n  {} {}", u.flag, u.selector));
+        if let Some(help) = &u.help {
+            message.push_str(&format!(": {help}"));
+        }
+    }
+    UserError {
+        help: Some("selectors are codes (ALN001), code prefixes (ALN, acme/) or rule names; `spindle rules` lists them".into()),
+        ..UserError::plain(message)
+    }
 }
 
 fn report_io(e: std::io::Error) -> UserError {

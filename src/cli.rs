@@ -10,6 +10,7 @@ use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat, Require as LibRequire,
 };
+use spindle_core::pack::Selection;
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
@@ -36,15 +37,41 @@ pub enum Command {
     /// Check facts snapshots against rule packs.
     #[command(after_help = CHECK_EXIT_STATUS)]
     Check(CheckArgs),
-    /// List the builtin rules: code, name, default severity, packs.
+    /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
+    /// of the packs' plugins, and whether the packs enable each rule.
     Rules {
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
         format: RulesFormat,
+        /// Rule pack (builtin name or TOML file; repeatable) whose plugins and settings to show.
+        #[arg(long = "pack", value_name = "NAME|FILE")]
+        packs: Vec<String>,
     },
     /// Show a rule's documentation: what it checks, why it matters, how to fix it, references.
     Explain {
-        /// Rule code (`ALN001`) or name (`partition-offset-alignment`).
+        /// Rule code (`ALN001`), name (`partition-offset-alignment`), or code prefix (`GRW`:
+        /// lists the rules it covers). A plugin's rule (`acme/ACM001`) needs its --pack.
         rule: String,
+        /// Rule pack (builtin name or TOML file; repeatable) whose plugins' rules to know.
+        #[arg(long = "pack", value_name = "NAME|FILE")]
+        packs: Vec<String>,
+    },
+    /// Write a commented starter pack (spindle.toml): extends recommended, a waiver template,
+    /// and the stripe units the given snapshots need declared.
+    Init {
+        /// Snapshot files or directories whose missing declarations to list in the pack.
+        #[arg(value_name = "FILE|DIR")]
+        snapshots: Vec<PathBuf>,
+        /// Where to write the pack.
+        #[arg(long, short, value_name = "FILE", default_value = "spindle.toml")]
+        output: PathBuf,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script: `spindle completions bash > ~/.local/share/bash-completion/completions/spindle`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
     /// Print a JSON Schema: of the facts snapshot or of rule packs.
     Schema {
@@ -151,9 +178,15 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
     /// Rule pack: a builtin name (recommended, oltp, data-warehouse) or a TOML file. Repeatable;
-    /// later packs override earlier ones. Default: recommended.
+    /// later packs override earlier ones. Default: spindle.toml (or .spindle.toml) in the working
+    /// directory or the nearest parent that has one, else recommended.
     #[arg(long = "pack", value_name = "NAME|FILE")]
     pub packs: Vec<String>,
+    /// Do not look for spindle.toml or .spindle.toml: with no --pack, the recommended pack.
+    #[arg(long, visible_alias = "isolated")]
+    pub no_config: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
@@ -176,6 +209,27 @@ pub struct CheckArgs {
     /// in file order whatever the number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+}
+
+/// Rule selection over the packs' (as ruff's flags over its configuration). Selectors are
+/// codes (`ALN001`), code prefixes (`ALN`, `acme/`) or rule names, comma-separated or repeated.
+#[derive(Debug, Clone, Args)]
+pub struct SelectionArgs {
+    /// Only these rules run, whatever the packs select.
+    #[arg(long, value_name = "RULES", value_delimiter = ',', help_heading = "Rule selection")]
+    pub select: Option<Vec<String>>,
+    /// These rules run too, besides those the packs (or --select) select.
+    #[arg(long, value_name = "RULES", value_delimiter = ',', help_heading = "Rule selection")]
+    pub extend_select: Vec<String>,
+    /// These rules do not run, whatever selects them.
+    #[arg(long, value_name = "RULES", value_delimiter = ',', help_heading = "Rule selection")]
+    pub ignore: Vec<String>,
+}
+
+impl From<SelectionArgs> for Selection {
+    fn from(a: SelectionArgs) -> Self {
+        Selection { select: a.select, extend_select: a.extend_select, ignore: a.ignore }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -286,6 +340,8 @@ impl From<CheckArgs> for CheckOptions {
             allow_unreachable: a.allow_unreachable,
             connect: a.connect.into(),
             packs: a.packs,
+            discover_config: !a.no_config,
+            selection: a.selection.into(),
             format: match a.format {
                 Format::Text => LibFormat::Text,
                 Format::Json => LibFormat::Json,

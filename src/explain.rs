@@ -1,9 +1,14 @@
-//! `spindle rules` and `spindle explain`: the rule docs, from the rules' doc comments.
+//! `spindle rules` and `spindle explain`: the rule docs, from the rules' doc comments, and with
+//! `--pack`, those of the rules the packs' plugins declare.
+
+use std::fmt::Write as _;
 
 use spindle_core::pack::resolve;
 use spindle_core::params::ParamDefault;
 use spindle_core::rule::RuleMeta;
+use spindle_core::untrusted;
 
+use crate::check::Engine;
 use crate::errors::UserError;
 use crate::packs::{BUILTIN, Loader};
 
@@ -36,56 +41,172 @@ pub enum RulesFormat {
     Markdown,
 }
 
-/// The rules table; the Markdown form is the one in the README.
-pub fn rules_table(format: RulesFormat) -> Result<String, UserError> {
-    let cat = catalogue();
-    let packs = packs_enabling()?;
+/// One rule as `rules` and `explain` describe it.
+struct Described {
+    code: &'static str,
+    meta: &'static RuleMeta,
+    /// The builtin packs that enable it, or for a plugin's rule, which plugin of which pack.
+    from: String,
+    /// With `--pack`: whether those packs enable it, and at what severity.
+    in_packs: Option<(bool, &'static str)>,
+    plugin: bool,
+}
+
+/// The builtin rules and, when `packs` are given, those of their plugins, with what the packs
+/// make of each. Loading the packs loads their plugins (and checks their configuration).
+fn described(packs: &[String]) -> Result<Vec<Described>, UserError> {
+    let builtin = packs_enabling()?;
+    let engine = if packs.is_empty() { None } else { Some(Engine::load(packs)?) };
+    let cat = engine.as_ref().map_or_else(catalogue, Engine::catalogue);
+    Ok(cat
+        .iter()
+        .enumerate()
+        .map(|(i, &(code, meta))| {
+            let plugin = engine.as_ref().and_then(|e| e.plugin_of(code));
+            let from = match (&plugin, builtin.get(i)) {
+                (Some((name, pack)), _) => format!("plugin {name} of {pack}"),
+                (None, Some(packs)) => packs.join(", "),
+                (None, None) => String::new(),
+            };
+            let in_packs = engine.as_ref().map(|e| {
+                let setting = &e.config().rules[i];
+                (setting.enabled, setting.severity.as_str())
+            });
+            Described { code, meta, from, in_packs, plugin: plugin.is_some() }
+        })
+        .collect())
+}
+
+/// The rules table; the Markdown form is the one in the README. With `packs`, their plugins'
+/// rules too, and whether the packs enable each rule.
+pub fn rules_table(format: RulesFormat, packs: &[String]) -> Result<String, UserError> {
+    let rules = described(packs)?;
     let mut out = String::new();
     match format {
-        RulesFormat::Markdown => out.push_str(&spindle_rules::markdown_table()),
+        RulesFormat::Markdown => {
+            out.push_str(&spindle_rules::markdown_table());
+            // A plugin's words are its own: escaped, and kept from breaking the table.
+            let cell = |s: &str| untrusted::message(s).replace('|', "\\|");
+            for r in rules.iter().filter(|r| r.plugin) {
+                let m = r.meta;
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} |",
+                    cell(r.code),
+                    cell(m.name),
+                    m.severity,
+                    cell(m.summary)
+                );
+            }
+        }
         RulesFormat::Table => {
-            let w = cat.iter().map(|(_, m)| m.name.len()).max().unwrap_or(4);
-            out.push_str(&format!("{:<7} {:<w$} {:<8} PACKS\n", "CODE", "NAME", "SEVERITY"));
-            for ((code, meta), packs) in cat.iter().zip(&packs) {
-                out.push_str(&format!(
-                    "{code:<7} {:<w$} {:<8} {}\n",
-                    meta.name,
-                    meta.severity.as_str(),
-                    packs.join(", ")
-                ));
+            let names: Vec<String> =
+                rules.iter().map(|r| untrusted::name(r.meta.name).into_owned()).collect();
+            let codes: Vec<String> = rules.iter().map(|r| untrusted::name(r.code).into_owned()).collect();
+            let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).max(4);
+            let c = codes.iter().map(|n| n.chars().count()).max().unwrap_or(7).max(7);
+            let with_packs = !packs.is_empty();
+            let _ = if with_packs {
+                writeln!(out, "{:<c$} {:<w$} {:<8} {:<7} PACKS", "CODE", "NAME", "SEVERITY", "ENABLED")
+            } else {
+                writeln!(out, "{:<c$} {:<w$} {:<8} PACKS", "CODE", "NAME", "SEVERITY")
+            };
+            for ((r, code), name) in rules.iter().zip(&codes).zip(&names) {
+                let from = untrusted::message(&r.from);
+                let _ = match r.in_packs {
+                    Some((enabled, severity)) => writeln!(
+                        out,
+                        "{code:<c$} {name:<w$} {severity:<8} {:<7} {from}",
+                        if enabled { "yes" } else { "no" }
+                    ),
+                    None => writeln!(out, "{code:<c$} {name:<w$} {:<8} {from}", r.meta.severity.as_str()),
+                };
             }
         }
     }
     Ok(out)
 }
 
-/// `spindle explain RULE`: a rule's full docs, by code (any case) or name.
-pub fn explain(rule: &str) -> Result<String, UserError> {
-    use std::fmt::Write as _;
-    let cat = catalogue();
-    let Some(i) = cat.iter().position(|(c, m)| c.eq_ignore_ascii_case(rule) || m.name == rule) else {
-        let names = cat.iter().flat_map(|(c, m)| [*c, m.name]);
-        let help = spindle_core::pack::did_you_mean(rule, names)
-            .or_else(|| Some("`spindle rules` lists every rule".into()));
-        return Err(UserError { help, ..UserError::plain(format!("no rule `{rule}`")) });
+/// `spindle explain RULE`: a rule's full docs, by code (any case) or name; a code prefix
+/// (`GRW`, `acme/`) lists the rules it covers, or explains the one. With `packs`, the rules of
+/// their plugins too (`acme/ACM001`).
+pub fn explain(rule: &str, packs: &[String]) -> Result<String, UserError> {
+    let rules = described(packs)?;
+    let exact = rules.iter().find(|r| r.code.eq_ignore_ascii_case(rule) || r.meta.name == rule);
+    let matching: Vec<&Described> = match exact {
+        Some(r) => vec![r],
+        None => rules
+            .iter()
+            .filter(|r| {
+                !rule.is_empty() && r.code.to_ascii_lowercase().starts_with(&rule.to_ascii_lowercase())
+            })
+            .collect(),
     };
-    let (code, meta) = cat[i];
-    let packs = packs_enabling()?;
+    match matching.as_slice() {
+        [] => {
+            let names = rules.iter().flat_map(|r| [r.code, r.meta.name]);
+            let help = spindle_core::pack::did_you_mean(rule, names).or_else(|| {
+                Some(if packs.is_empty() && rule.contains('/') {
+                    "a plugin's rules are known with the pack that declares it: `spindle explain CODE --pack FILE`"
+                        .into()
+                } else {
+                    "`spindle rules` lists every rule".into()
+                })
+            });
+            Err(UserError { help, ..UserError::plain(format!("no rule `{}`", untrusted::name(rule))) })
+        }
+        [one] => Ok(docs(one)),
+        several => {
+            let mut out = format!("# {} rules match `{}`\n\n", several.len(), untrusted::name(rule));
+            let c = several.iter().map(|r| r.code.chars().count()).max().unwrap_or(6);
+            for r in several {
+                let _ = writeln!(
+                    out,
+                    "{:<c$}  {} ({}): {}",
+                    untrusted::name(r.code),
+                    untrusted::name(r.meta.name),
+                    r.meta.severity,
+                    untrusted::message(r.meta.summary)
+                );
+            }
+            let _ = writeln!(out, "\n`spindle explain {}` shows one rule's docs.", several[0].code);
+            Ok(out)
+        }
+    }
+}
+
+/// One rule's docs as `explain` prints them. A plugin's text is the plugin's: escaped.
+fn docs(r: &Described) -> String {
+    let (code, meta) = (r.code, r.meta);
+    let text =
+        |s: &str| if r.plugin { untrusted::escape_keeping_lines(s).into_owned() } else { s.to_string() };
     let mut out = String::new();
-    let _ = writeln!(out, "# {code} {}\n", meta.name);
-    let _ = writeln!(out, "{}\n", meta.summary);
-    let _ = writeln!(out, "Default severity: {}. Builtin packs: {}.\n", meta.severity, packs[i].join(", "));
-    out.push_str(&meta.docs());
+    let _ = writeln!(out, "# {} {}\n", text(code), text(meta.name));
+    let _ = writeln!(out, "{}\n", text(meta.summary));
+    let origin = if r.plugin { format!("From {}", r.from) } else { format!("Builtin packs: {}", r.from) };
+    let _ = write!(out, "Default severity: {}. {}.", meta.severity, text(&origin));
+    if let Some((enabled, severity)) = r.in_packs {
+        let _ = write!(
+            out,
+            " In the packs given: {}.",
+            if enabled { format!("enabled, severity {severity}") } else { "not enabled".to_string() }
+        );
+    }
+    out.push_str("\n\n");
+    out.push_str(&text(&meta.docs()));
     if !meta.params.is_empty() {
         let _ = writeln!(out, "\n## Parameters\n");
-        let _ = writeln!(out, "Set them in a pack under `[rules.{code}]`.\n");
+        // A plugin's code has a `/`: a TOML key then needs quotes.
+        let key = if code.contains('/') { format!("\"{code}\"") } else { code.to_string() };
+        let _ = writeln!(out, "Set them in a pack under `[rules.{}]`.\n", text(&key));
         for p in meta.params {
             let default = match p.default {
                 ParamDefault::Num(n) => n.to_string(),
                 ParamDefault::Text(t) => format!("\"{t}\""),
             };
-            let _ = writeln!(out, "- `{}` ({}; default {default}): {}", p.name, p.kind.describe(), p.doc);
+            let line = format!("- `{}` ({}; default {default}): {}", p.name, p.kind.describe(), p.doc);
+            let _ = writeln!(out, "{}", text(&line));
         }
     }
-    Ok(out)
+    out
 }

@@ -2,10 +2,12 @@
 //! server's failure — down, refusing, timing out, resetting mid-result, even a panic inside the
 //! driver on a malformed reply — kept to that server.
 //!
-//! Results are handed over as they complete, so memory stays flat in the size of the fleet:
-//! nothing waits for the slowest server.
+//! Results are handed over in the order of the jobs (the inventory's, the command line's),
+//! whatever order the servers answer in, so a report reads the same from run to run. Memory
+//! stays flat in the size of the fleet: no job starts more than [`window`] jobs ahead of the
+//! first one not handed over yet, so at most that many results wait for a slow server.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -35,7 +37,7 @@ impl Job {
 }
 
 /// Collects every job, at most `concurrency` at a time, calling `done` with each job's index
-/// and outcome as it completes. A `done` error stops the run (the report could not be written).
+/// and outcome in job order. A `done` error stops the run (the report could not be written).
 pub fn run<E>(
     jobs: &[Job],
     concurrency: usize,
@@ -97,8 +99,12 @@ where
         let mut tasks = JoinSet::new();
         let mut index_of = HashMap::new();
         let mut next = 0;
+        // Outcomes that came in before an earlier job's, and the first job not handed over yet.
+        let mut ahead: BTreeMap<usize, Result<Snapshot, CollectError>> = BTreeMap::new();
+        let mut handed = 0;
+        let window = window(concurrency);
         loop {
-            while tasks.len() < concurrency.max(1) && next < jobs.len() {
+            while tasks.len() < concurrency.max(1) && next < jobs.len() && next < handed + window {
                 let job = jobs[next].clone();
                 let deadline = job.deadline();
                 let work = collect_one(job);
@@ -137,12 +143,23 @@ where
                 let (label, e) = (untrusted::name(&jobs[i].label), e.to_string());
                 bar.set_message(format!("{label}: {}", untrusted::message(&e)));
             }
-            done(i, outcome)?;
+            ahead.insert(i, outcome);
+            while let Some(outcome) = ahead.remove(&handed) {
+                done(handed, outcome)?;
+                handed += 1;
+            }
         }
         Ok(())
     });
     bar.finish_and_clear();
     result
+}
+
+/// How far past the first job not yet handed over a job may start: enough that one slow
+/// server does not idle the others at once, few enough that the results waiting behind it
+/// (a snapshot each) stay a bounded amount of memory.
+fn window(concurrency: usize) -> usize {
+    concurrency.max(1) * 8
 }
 
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
@@ -208,6 +225,31 @@ mod tests {
             }
         }
         assert!(outcomes[7].as_ref().unwrap().is_err());
+    }
+
+    #[test]
+    fn outcomes_are_handed_over_in_job_order_whatever_order_they_complete_in() {
+        let jobs: Vec<Job> = (0..40).map(job).collect();
+        let mut order = vec![];
+        let r: Result<(), ()> = run_with(
+            &jobs,
+            4,
+            false,
+            |job: Job| async move {
+                // Earlier servers answer later: without reordering, the order would be reversed
+                // within each batch.
+                let i: u64 = job.label[3..].parse().unwrap();
+                tokio::time::sleep(Duration::from_millis(40 - i)).await;
+                Err(CollectError(job.label))
+            },
+            |i, outcome| {
+                assert_eq!(outcome.unwrap_err().0, format!("sql{i:02}"));
+                order.push(i);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        assert_eq!(order, (0..40).collect::<Vec<_>>());
     }
 
     #[test]

@@ -218,6 +218,8 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
                 None => *here.insert(out.add_dir(dir.to_path_buf())?),
             };
             out.push(dir, &name)?;
+        } else if let Some(kind) = report_kind(&path, None) {
+            return Err(a_report(&path, kind));
         } else {
             return Err(UserError {
                 help: Some(
@@ -345,6 +347,9 @@ fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
     }
     // No host name near the top: the full parse finds it or says what is wrong, and where.
     let text = files.text(i)?;
+    if let Some(kind) = report_kind(&path, Some(&text)) {
+        return Err(a_report(&path, kind));
+    }
     if let Some(name) =
         locate(&text, "/host/name").and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
     {
@@ -354,6 +359,42 @@ fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
         .err()
         .map(|e| load_error(e, Some(&text)))
         .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display()))))
+}
+
+/// What kind of report spindle writes `path` looks like, when it looks like one: by its
+/// extension (`.sarif`, `.md`, `.html`), or for a `.json` file, by the keys that open spindle's
+/// JSON and SARIF reports. Only the first kilobytes of `text` are looked at.
+fn report_kind(path: &Path, text: Option<&str>) -> Option<&'static str> {
+    let ext = path.extension().and_then(OsStr::to_str).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("sarif") => return Some("a SARIF report"),
+        Some("md" | "markdown") => return Some("a Markdown report"),
+        Some("html" | "htm") => return Some("an HTML report"),
+        _ => {}
+    }
+    let text = text?;
+    let head = &text[..text.floor_char_boundary(4096)];
+    if head.contains("\"report_version\"") && head.contains("\"spindle_version\"") {
+        Some("a JSON report")
+    } else if head.contains("\"runs\"") && head.contains("sarif") {
+        Some("a SARIF report")
+    } else {
+        None
+    }
+}
+
+/// The error for a report found where snapshots were expected: a hint, not a parse error.
+fn a_report(path: &Path, kind: &str) -> UserError {
+    UserError {
+        help: Some(
+            "write reports outside the folders of snapshots (`-o ../report.sarif`), or move this file away"
+                .into(),
+        ),
+        ..UserError::plain(format!(
+            "{}: not a snapshot: looks like a report spindle wrote ({kind})",
+            path.display()
+        ))
+    }
 }
 
 /// How much of a file is read for its host name.

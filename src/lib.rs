@@ -17,6 +17,7 @@ pub mod connect;
 pub mod errors;
 pub mod explain;
 pub mod fleet;
+pub mod init;
 pub mod input;
 pub mod inventory;
 pub mod options;

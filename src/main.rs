@@ -24,8 +24,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&args.into()).map(spindle::Exit::code),
-        Command::Rules { format } => spindle::explain::rules_table(format.into()).map(print),
-        Command::Explain { rule } => spindle::explain::explain(&rule).map(print),
+        Command::Rules { format, packs } => spindle::explain::rules_table(format.into(), &packs).map(print),
+        Command::Explain { rule, packs } => spindle::explain::explain(&rule, &packs).map(print),
+        Command::Init { snapshots, output, force } => {
+            spindle::init::init(&snapshots, &output, force).map(|written| {
+                eprintln!("{written}");
+                0
+            })
+        }
+        Command::Completions { shell } => {
+            // Generated whole, then printed as every command's text is.
+            let mut script = Vec::new();
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "spindle", &mut script);
+            Ok(print(String::from_utf8_lossy(&script).into_owned()))
+        }
         Command::Collect { command: CollectCommand::Sql { server, connect, output } } => {
             spindle::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
         }

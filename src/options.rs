@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use spindle_core::pack::Selection;
+
 use crate::connect::ConnectOptions;
 
 /// How many servers are collected at once by default.
@@ -29,8 +31,14 @@ pub struct CheckOptions {
     /// A server that cannot be collected does not make the run incomplete.
     pub allow_unreachable: bool,
     pub connect: ConnectOptions,
-    /// Builtin pack names or TOML files, later ones overriding earlier ones; empty: `recommended`.
+    /// Builtin pack names or TOML files, later ones overriding earlier ones; empty: the pack
+    /// [`discover_config`](Self::discover_config) finds, else `recommended`.
     pub packs: Vec<String>,
+    /// With no `packs`, look for `spindle.toml` (or `.spindle.toml`) in the working directory
+    /// and its parents, and use it (see [`crate::packs::discover_config`]).
+    pub discover_config: bool,
+    /// `--select`, `--extend-select`, `--ignore`: over the packs' choice of rules.
+    pub selection: Selection,
     pub format: Format,
     /// Where the report goes (atomically); `None` or `-`: standard output.
     pub output: Option<PathBuf>,
@@ -55,6 +63,8 @@ impl Default for CheckOptions {
             allow_unreachable: false,
             connect: ConnectOptions::default(),
             packs: vec![],
+            discover_config: false,
+            selection: Selection::default(),
             format: Format::Text,
             output: None,
             fail_on: FailOn::Error,

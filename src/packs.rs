@@ -49,3 +49,18 @@ impl PackLoader for Loader {
         Ok(SourceText { path: shown, text })
     }
 }
+
+/// The names a project's own pack goes by, looked for in this order in each folder.
+pub const CONFIG_NAMES: [&str; 2] = ["spindle.toml", ".spindle.toml"];
+
+/// The project's pack: `spindle.toml` (or `.spindle.toml`) in `start` or the nearest folder
+/// above it that has one, as ruff finds `ruff.toml`. `None` when no folder up to the root has
+/// one. Only regular files count: a folder or a pipe by that name is not a pack.
+pub fn discover_config(start: &Path) -> Option<std::path::PathBuf> {
+    start.ancestors().find_map(|dir| {
+        CONFIG_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+    })
+}

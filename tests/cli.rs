@@ -440,3 +440,383 @@ fn reports_do_not_depend_on_the_number_of_threads() {
     assert!(err.contains("sql13.json:4:21"), "{err}");
     assert!(!out.exists(), "a failed run leaves no report");
 }
+
+/// `spindle` run in `dir`, as a user in a project folder.
+fn spindle_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .current_dir(dir)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .output()
+        .expect("spindle runs")
+}
+
+/// `text` without the whitespace and frame miette wraps a message in, so that a message can be
+/// looked for whatever the terminal width.
+fn squashed(text: &str) -> String {
+    text.split(['\n', '│']).flat_map(str::split_whitespace).collect()
+}
+
+fn codes(report: &Value, key: &str) -> Vec<String> {
+    report["hosts"][0][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn active_rules(o: &Output) -> Vec<String> {
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)));
+    r["rules"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn select_extend_select_and_ignore_layer_over_the_pack() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let only_aln004 = write(dir.path(), "p.toml", "select = [\"ALN004\"]\n");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", s(&f), "--format", "json"];
+        args.extend_from_slice(extra);
+        spindle(&args)
+    };
+    // The pack selects ALN004 alone; --extend-select adds ALN001 (which fails this host).
+    let o = run(&["--pack", s(&only_aln004)]);
+    assert_eq!((o.status.code(), active_rules(&o)), (Some(0), vec!["ALN004".to_string()]));
+    let o = run(&["--pack", s(&only_aln004), "--extend-select", "ALN001"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(active_rules(&o), ["ALN001", "ALN004"]);
+    // --select replaces the pack's selection: by prefix, by name, comma-separated or repeated.
+    let o =
+        run(&["--pack", s(&only_aln004), "--select", "partition-offset-alignment,FMT001", "--select", "LAT"]);
+    assert_eq!(active_rules(&o), ["ALN001", "FMT001", "LAT001", "LAT002", "LAT003"]);
+    // --ignore wins over both, and works over the default pack too.
+    let o = run(&["--select", "ALN", "--extend-select", "FMT001", "--ignore", "ALN001,FMT"]);
+    let active = active_rules(&o);
+    assert!(
+        active.iter().all(|c| c.starts_with("ALN")) && !active.contains(&"ALN001".to_string()),
+        "{active:?}"
+    );
+    assert_eq!(o.status.code(), Some(0), "without ALN001 nothing fails: {}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!codes(&r, "findings").contains(&"ALN001".to_string()));
+
+    // Every unknown selector at once, each with its flag and a suggestion; nothing is written.
+    let o = run(&[
+        "--select",
+        "ALX,ALN001",
+        "--extend-select",
+        "partition-offset-alignmnt",
+        "--ignore",
+        "QQQ999",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    for expect in [
+        "3 rule selectors on the command line match no rule",
+        "--select ALX: did you mean `ALN`?",
+        "--extend-select partition-offset-alignmnt: did you mean `partition-offset-alignment`?",
+        "--ignore QQQ999",
+    ] {
+        assert!(squashed(&err).contains(&squashed(expect)), "{expect}: {err}");
+    }
+}
+
+#[test]
+fn the_projects_pack_is_found_from_the_working_directory() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let sub = dir.path().join("reports/today");
+    fs::create_dir_all(&sub).unwrap();
+    // Without a project pack: recommended, ALN001 fails the host, and nothing is said.
+    let o = spindle_in(&sub, &["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!stderr(&o).contains("using the pack"), "{}", stderr(&o));
+
+    for name in [".spindle.toml", "spindle.toml"] {
+        // spindle.toml wins over .spindle.toml in the same folder: written last, it is the one used.
+        write(dir.path(), name, "select = [\"ALN004\"]\n");
+        let o = spindle_in(&sub, &["check", s(&f)]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("using the pack") && err.contains(&format!("/{name} ")), "{err}");
+    }
+    // --no-config (alias --isolated) skips it; --pack replaces it.
+    for args in [
+        vec!["check", s(&f), "--no-config"],
+        vec!["check", s(&f), "--isolated"],
+        vec!["check", s(&f), "--pack", "recommended"],
+    ] {
+        let o = spindle_in(&sub, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(!stderr(&o).contains("using the pack"), "{args:?}: {}", stderr(&o));
+    }
+    // A broken project pack is an error naming it, like any pack.
+    write(dir.path(), "spindle.toml", "selct = [\"ALN004\"]\n");
+    let o = spindle_in(&sub, &["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("spindle.toml:1:1") && stderr(&o).contains("did you mean `select`?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A SAN LUN: no machine reports its stripe unit, so ALN002 wants one declared.
+const SAN_LUN: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql05" },
+  "disks": [ { "id": "lun7", "number": 4, "bus": "Fibre Channel" } ],
+  "partitions": [
+    { "id": "p1", "disk_id": "lun7", "number": 1, "offset_bytes": 1048576 },
+    { "id": "p2", "disk_id": "lun7", "number": 2, "offset_bytes": 1114112 }
+  ]
+}
+"#;
+
+#[test]
+fn init_writes_a_starter_pack_that_loads_and_lists_the_declarations_to_make() {
+    let dir = TempDir::new().unwrap();
+    let snaps = dir.path().join("snaps");
+    fs::create_dir(&snaps).unwrap();
+    write(&snaps, "sql05.json", SAN_LUN);
+    write(&snaps, "sql01.json", SECTOR_63);
+
+    let o = spindle_in(dir.path(), &["init", "snaps"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Both disks: a SAN LUN, and a disk of which the snapshot says nothing that rules out a
+    // hardware RAID under it.
+    assert!(stderr(&o).contains("wrote spindle.toml, 2 stripe units to declare"), "{}", stderr(&o));
+    let pack = dir.path().join("spindle.toml");
+    let text = fs::read_to_string(&pack).unwrap();
+    for expect in [
+        "extends = [\"recommended\"]",
+        "# [[waivers]]",
+        "# [[declare.stripe_unit]]",
+        "# entity = 'sql05/disk:lun7'",
+        "# entity = 'sql01/disk:disk1'",
+        "storcli",
+    ] {
+        assert!(text.contains(expect), "{expect}: {text}");
+    }
+    // It is TOML that the real pack loader takes as it is: `check` run there uses it.
+    let o = spindle_in(dir.path(), &["check", "snaps", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("using the pack"), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sql05 = r["hosts"].as_array().unwrap().iter().find(|h| h["host"] == "sql05").unwrap();
+    assert!(sql05["not_evaluated"].as_array().unwrap().iter().any(|n| n["code"] == "ALN002"), "{sql05}");
+
+    // Its declaration, uncommented with the placeholder left, does not load: the placeholder is no value.
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let at = lines.iter().position(|l| l == "# entity = 'sql05/disk:lun7'").unwrap();
+    assert_eq!(lines[at - 1], "# [[declare.stripe_unit]]");
+    assert_eq!(lines[at + 1], "# stripe_unit_bytes = STRIPE_UNIT_BYTES");
+    for l in &mut lines[at - 1..=at + 1] {
+        *l = l[2..].to_string();
+    }
+    let uncommented = lines.join("\n") + "\n";
+    fs::write(&pack, &uncommented).unwrap();
+    let o = spindle_in(dir.path(), &["check", "snaps"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("spindle.toml:"), "{}", stderr(&o));
+    // Filled in, it is used: ALN002 judges the LUN's partitions (the second is misaligned).
+    fs::write(&pack, uncommented.replace("= STRIPE_UNIT_BYTES", "= 262144")).unwrap();
+    let o = spindle_in(dir.path(), &["check", "snaps", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sql05 = r["hosts"].as_array().unwrap().iter().find(|h| h["host"] == "sql05").unwrap();
+    let aln002: Vec<&Value> =
+        sql05["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "ALN002").collect();
+    assert_eq!(aln002.len(), 1, "{sql05}");
+
+    // An existing file is not replaced without --force.
+    let before = fs::read_to_string(&pack).unwrap();
+    let o = spindle_in(dir.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already exists") && stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&pack).unwrap(), before);
+    let o = spindle_in(dir.path(), &["init", "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fresh = fs::read_to_string(&pack).unwrap();
+    assert!(
+        fresh.contains("STRIPE_UNIT_BYTES") && !fresh.contains("needed by"),
+        "no snapshots, no entities: {fresh}"
+    );
+    // Loads as it is, elsewhere too.
+    let o = spindle(&["check", s(&dir.path().join("snaps/sql01.json")), "--pack", s(&pack)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn waivers_that_match_nothing_or_expire_soon_are_warnings() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let text = "[[waivers]]\nrules = [\"ALN001\"]\nentity = \"sql01/*\"\nreason = \"rebuilt in December\"\nexpires = \"2026-12-15\"\n\n\
+                [[waivers]]\nrules = [\"FMT001\"]\nentity = \"sql99/*\"\nreason = \"typo in the host\"\n";
+    let pack = write(dir.path(), "waive.toml", text);
+    let o = spindle(&["check", s(&f), "--pack", s(&pack)]);
+    assert_eq!(o.status.code(), Some(0), "warnings do not change the exit status: {}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("waive.toml:2:10: waiver for ALN001 on `sql01/*` expires on 2026-12-15, in 15 days"),
+        "{err}"
+    );
+    assert!(err.contains("waive.toml:8:10: waiver for FMT001 on `sql99/*` matched no finding"), "{err}");
+    assert!(!err.contains("ALN001 on `sql01/*` matched no finding"), "it matched: {err}");
+
+    // The window is the pack's to set.
+    let quiet = write(dir.path(), "quiet.toml", &format!("waiver_warn_days = 14\n{text}"));
+    let o = spindle(&["check", s(&f), "--pack", s(&quiet)]);
+    assert!(!stderr(&o).contains("expires on"), "{}", stderr(&o));
+    // SPINDLE_TODAY moves today: on the last day it says so, and the day after it has expired.
+    for (today, expect) in
+        [("2026-12-15", "expires on 2026-12-15, today"), ("2026-12-16", "expired on 2026-12-15")]
+    {
+        let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(["check", s(&f), "--pack", s(&pack)])
+            .env("SPINDLE_TODAY", today)
+            .output()
+            .unwrap();
+        assert!(stderr(&o).contains(expect), "{today}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn completions_for_every_shell() {
+    for (shell, mark) in [
+        ("bash", "_spindle()"),
+        ("zsh", "#compdef spindle"),
+        ("fish", "complete -c spindle"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let o = spindle(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8(o.stdout).unwrap();
+        assert!(script.contains(mark), "{shell}: {script}");
+        // Subcommands and their flags, the new ones included.
+        assert!(script.contains("extend-select") && script.contains("init"), "{shell}");
+    }
+    assert_eq!(spindle(&["completions", "tcsh"]).status.code(), Some(2));
+}
+
+#[test]
+fn explain_a_prefix_lists_its_rules() {
+    let o = spindle(&["explain", "GRW"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let grw: Vec<&str> =
+        spindle_rules::all().iter().map(|r| r.meta.code).filter(|c| c.starts_with("GRW")).collect();
+    assert!(grw.len() >= 3, "{grw:?}");
+    assert!(text.starts_with(&format!("# {} rules match `GRW`", grw.len())), "{text}");
+    for code in grw {
+        assert!(text.lines().any(|l| l.starts_with(code)), "{code}: {text}");
+    }
+    // Lower case, and a prefix of one rule explains it.
+    let one = spindle(&["explain", "aln00"]);
+    assert!(String::from_utf8(one.stdout).unwrap().contains("rules match"));
+    let o = spindle(&["explain", "acme/ACM001"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--pack"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_snapshot_from_standard_input() {
+    let run = |input: &[u8]| {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(["check", "-", "--format", "json"])
+            .env("SPINDLE_TODAY", "2026-11-30")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        // Written on a thread: spindle may stop reading (too much) before it is all written.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let o = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        o
+    };
+    let o = run(SECTOR_63.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["hosts"][0]["host"], "sql01");
+    assert!(codes(&r, "findings").contains(&"ALN001".to_string()));
+    // Bounded as files are: 64 MiB and one byte is refused, not read to the end.
+    let mut huge = vec![b' '; (64 << 20) + 1];
+    huge[..SECTOR_63.len()].copy_from_slice(SECTOR_63.as_bytes());
+    let o = run(&huge);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_report_among_the_snapshots_gets_a_hint_not_a_parse_error() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "sql01.json", SECTOR_63);
+    // The report of the last run, written into the folder of snapshots.
+    let o = spindle(&["check", s(dir.path()), "--format", "json", "-o", s(&dir.path().join("report.json"))]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = spindle(&["check", s(dir.path())]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        squashed(&err).contains(&squashed(
+            "report.json: not a snapshot: looks like a report spindle wrote (a JSON report)"
+        )),
+        "{err}"
+    );
+    fs::remove_file(dir.path().join("report.json")).unwrap();
+    for (name, kind) in
+        [("run.sarif", "a SARIF report"), ("REPORT.md", "a Markdown report"), ("r.html", "an HTML report")]
+    {
+        let stray = write(dir.path(), name, "whatever");
+        let o = spindle(&["check", s(dir.path())]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(
+            squashed(&err).contains(&squashed(&format!(
+                "{name}: not a snapshot: looks like a report spindle wrote ({kind})"
+            ))),
+            "{err}"
+        );
+        fs::remove_file(stray).unwrap();
+    }
+}
+
+#[test]
+fn a_counter_window_of_zero_ms_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let text = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql01" },
+  "sql_instances": [ { "name": "MSSQLSERVER", "databases": [ { "name": "erp", "files": [
+    { "type": "rows", "logical_name": "erp", "physical_name": "D:\\erp.mdf",
+      "io": { "num_of_reads": 10, "num_of_writes": 0, "num_of_bytes_read": 0, "num_of_bytes_written": 0,
+              "io_stall_read_ms": 5000, "io_stall_write_ms": 0, "sample_ms": 0 } } ] } ] } ]
+}
+"#;
+    let f = write(dir.path(), "zero.json", text);
+    let o = spindle(&["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("zero.json:7:") && err.contains("sample_ms must be more than 0"), "{err}");
+    let f = write(dir.path(), "one.json", &text.replace("\"sample_ms\": 0", "\"sample_ms\": 60000"));
+    assert_ne!(spindle(&["check", s(&f)]).status.code(), Some(2), "a real window is fine");
+}
+
+#[test]
+fn one_rule_is_one_rule() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let o = spindle(&["check", s(&f), "--select", "ALN004"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("no findings from 1 rule\n"), "{text}");
+}

@@ -428,3 +428,34 @@ fn a_fleet_sharing_a_login_asks_for_its_password_once() {
     let report: Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(report["summary"]["hosts"], 3);
 }
+
+/// The servers of an inventory are reported in its order, whatever order they answer in: here
+/// the first never answers (it is reported last of all to finish, after its timeout) and the
+/// second refuses at once.
+#[test]
+fn a_fleet_report_lists_servers_in_inventory_order() {
+    let peers = Peers::new();
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = vec![peers.silent(), peers.refusing()];
+    names.extend((1..=4).map(|i| peers.sql(healthy(&format!("ORDER{i}")))));
+    let inventory: String = names.iter().map(|n| format!("[[server]]\nname = \"{n}\"\n\n")).collect();
+    let inv = dir.path().join("servers.toml");
+    fs::write(&inv, inventory).unwrap();
+    let mut args = vec!["check", "--inventory", inv.to_str().unwrap(), "--format", "json"];
+    args.extend_from_slice(CONN);
+    let o = spindle(&args);
+    let report: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let hosts = report["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 6, "{report:#}");
+    assert_eq!(hosts[0]["host"], names[0].as_str());
+    assert!(
+        hosts[0]["collection_error"].is_string() && hosts[1]["collection_error"].is_string(),
+        "{report:#}"
+    );
+    assert_eq!(hosts[1]["host"], names[1].as_str());
+    for (i, h) in hosts[2..].iter().enumerate() {
+        let text = h.to_string();
+        assert!(h["collection_error"].is_null() && text.contains(&format!("ORDER{}", i + 1)), "{i}: {text}");
+    }
+}

@@ -234,3 +234,64 @@ fn a_pack_fuel_limit_stops_a_plugin_deterministically() {
     let msg = r["hosts"][0]["errors"][0]["message"].as_str().unwrap();
     assert!(msg.contains("fuel"), "{msg}");
 }
+
+#[test]
+fn plugin_rules_are_listed_and_explained_with_their_pack() {
+    wasm("acme");
+    let acme = example("packs/acme-plugins.toml");
+    let o = spindle(&["rules", "--pack", &acme]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(table.lines().next().unwrap().contains("ENABLED"), "{table}");
+    for code in ["acme/ACM001", "acme/ACM002", "acme/ACM003"] {
+        let row = table.lines().find(|l| l.starts_with(code)).unwrap_or_else(|| panic!("{code}: {table}"));
+        assert!(
+            row.contains(" yes ") && row.contains("plugin acme of") && row.contains("acme-plugins.toml"),
+            "{row}"
+        );
+    }
+    // The pack's own settings show: CAP001 is a note there.
+    let cap001 = table.lines().find(|l| l.starts_with("CAP001")).unwrap();
+    assert!(cap001.contains("note"), "{cap001}");
+
+    let o = spindle(&["explain", "acme/ACM003", "--pack", &acme]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    for expect in [
+        "# acme/ACM003 ",
+        "From plugin acme of",
+        "In the packs given: enabled",
+        "[rules.\"acme/ACM003\"]",
+        "min_free_percent",
+    ] {
+        assert!(text.contains(expect), "{expect}: {text}");
+    }
+    let o = spindle(&["explain", "acme/", "--pack", &acme]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.starts_with("# 3 rules match `acme/`"), "{text}");
+}
+
+#[test]
+fn a_plugin_config_it_refuses_is_an_error_at_its_place_in_the_pack() {
+    let dir = TempDir::new().unwrap();
+    let p = pack(
+        dir.path(),
+        &format!(
+            "extends = [\"recommended\"]\n\n[plugins.acme]\npath = \"{}\"\n\n[plugins.acme.config]\nlog_label_wrd = \"LOG\"\n",
+            wasm("acme").display()
+        ),
+    );
+    for args in [vec!["check", &example("win2003-sector63"), "--pack", &p], vec!["rules", "--pack", &p]] {
+        let o = spindle(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        // Said once, where the config is, not once per host.
+        assert!(err.contains("pack.toml:6:") || err.contains("pack.toml:7:"), "{err}");
+        assert!(
+            err.contains("plugin `acme` does not accept its config") && err.contains("log_label_wrd"),
+            "{err}"
+        );
+        assert_eq!(err.matches("does not accept").count(), 1, "{err}");
+        assert!(o.stdout.is_empty());
+    }
+}

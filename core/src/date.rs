@@ -43,6 +43,18 @@ impl Date {
         let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
         Date { year, month, day }
     }
+
+    /// Days since 1970-01-01 (the inverse of [`Date::from_days_since_epoch`]): for "expires in
+    /// N days".
+    pub fn days_since_epoch(self) -> i64 {
+        let year = i64::from(self.year) - i64::from(self.month <= 2);
+        let era = year.div_euclid(400);
+        let yoe = year.rem_euclid(400);
+        let m = i64::from(self.month);
+        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(self.day) - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, UTC) for a count of seconds since 1970-01-01 UTC. The
@@ -83,5 +95,8 @@ mod tests {
         assert_eq!(Date::from_days_since_epoch(0).to_string(), "1970-01-01");
         assert_eq!(Date::from_days_since_epoch(20_787).to_string(), "2026-11-30");
         assert_eq!(Date::from_days_since_epoch(11_016).to_string(), "2000-02-29");
+        for days in [-800_000, -1, 0, 59, 11_016, 20_787, 2_932_896] {
+            assert_eq!(Date::from_days_since_epoch(days).days_since_epoch(), days);
+        }
     }
 }

@@ -52,7 +52,8 @@ pub struct Waiver {
 }
 
 impl Waiver {
-    fn matches(&self, f: &Finding) -> bool {
+    /// Whether it covers `f`: one of its selectors matches the rule, its glob the entity.
+    pub fn matches(&self, f: &Finding) -> bool {
         self.rules.iter().any(|s| selector_matches(s, &f.code, &f.rule))
             && (self.entity.matches(&f.entity.key) || self.entity.matches(&f.entity.label))
     }

@@ -1,6 +1,11 @@
 //! Byte and duration formatting for messages: exact bytes first, then the binary unit people
 //! read (`32,256 B (31.5 KiB)`), so a 31.5 KiB offset never hides behind a rounded "32 KB".
 
+/// `1 rule`, `2 rules`, `0 rules`: a count and its noun, with an `s` unless the count is one.
+pub fn plural(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `65,536 B (64 KiB)`; `512 B`.
 pub fn bytes(n: u64) -> String {
     // Built in place: rules write a few of these into most messages.

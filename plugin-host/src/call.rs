@@ -153,6 +153,19 @@ impl Plugin {
         Ok(CheckOutput { findings, not_evaluated, captured, elapsed })
     }
 
+    /// Asks the plugin whether it accepts `config_json` (the `{"config", "params", "declared"}`
+    /// object of the contract), once, before any host: a `check` of a host with no facts and no
+    /// rule enabled, which a plugin built with the SDK answers by validating its configuration
+    /// and nothing else. `Err` is the plugin's `bad-config` message; any other outcome (a plugin
+    /// not built with the SDK may well fail on such a host) is left to the checks of hosts.
+    pub fn check_config(&self, config_json: &str) -> Result<(), String> {
+        const NO_FACTS: &str = r#"{"schema_version": 1, "host": {"name": "spindle-config-check"}}"#;
+        match self.call("check", |g, s| g.call_check(s, NO_FACTS, &[], config_json)) {
+            Ok((Err(wit::CheckError::BadConfig(m)), _, _)) => Err(text(&m)),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn error(&self, kind: Kind, message: String, captured: Captured) -> PluginError {
         PluginError::new(kind, &self.name, &self.pack, &self.path, message).with_captured(captured)
     }

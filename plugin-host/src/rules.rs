@@ -81,6 +81,14 @@ pub fn load(host: &PluginHost, decls: &[PluginDecl]) -> Result<Vec<PluginRule>, 
             decl.error(span, e.to_string())
         })?;
         let config: Value = serde_json::from_str(&decl.config_json).unwrap_or(Value::Object(Map::new()));
+        // Once, here, rather than in the check of every host: a mistake in the pack is bad input,
+        // shown where it is written.
+        let probe =
+            json!({ "config": config, "params": {}, "declared": { "workload": null, "stripe_units": [] } });
+        if let Err(why) = plugin.check_config(&probe.to_string()) {
+            let span = decl.config_span.clone().unwrap_or_else(|| decl.name_span.clone());
+            return Err(decl.error(span, format!("plugin `{}` does not accept its config: {why}", decl.name)));
+        }
         let metas: Vec<RuleMeta> = plugin.rules().iter().map(|r| static_meta(&decl.name, r)).collect();
         let group = Arc::new(PluginGroup {
             id: format!("plugin `{}` of pack {}", decl.name, decl.pack.path),

@@ -221,7 +221,7 @@ impl TextRender {
             && report.errors.is_empty()
             && report.not_judged.is_empty()
         {
-            writeln!(out, "  no findings from {} rules", report.rules_run)?;
+            writeln!(out, "  no findings from {}", spindle_core::units::plural(report.rules_run, "rule"))?;
         }
         writeln!(out)
     }

@@ -293,7 +293,9 @@ fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>) -> Option<IoStats> {
         num_of_bytes_written: u64::try_from(r.num_of_bytes_written).ok()?,
         io_stall_read_ms: u64::try_from(r.io_stall_read_ms).ok()?,
         io_stall_write_ms: u64::try_from(r.io_stall_write_ms).ok()?,
-        sample_ms: covers_ms,
+        // A window of 0 ms (a service that has just started) covers no I/O: unknown, as snapshots
+        // refuse 0.
+        sample_ms: covers_ms.filter(|&ms| ms > 0),
     })
 }
 

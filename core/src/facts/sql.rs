@@ -156,9 +156,24 @@ pub struct IoStats {
     pub num_of_bytes_written: u64,
     pub io_stall_read_ms: u64,
     pub io_stall_write_ms: u64,
-    /// Milliseconds the counters cover: since start-up, or between two samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Milliseconds the counters cover: since start-up, or between two samples. More than 0:
+    /// leave it out when the window is not known.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "positive_ms")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub sample_ms: Option<u64>,
+}
+
+/// A window of 0 ms covers no I/O: averages over it mean nothing, so such a file is refused
+/// (with its position) rather than judged.
+fn positive_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let ms = Option::<u64>::deserialize(d)?;
+    if ms == Some(0) {
+        return Err(serde::de::Error::custom(
+            "sample_ms must be more than 0: a window of 0 ms covers no I/O (leave sample_ms out when \
+             the window is not known)",
+        ));
+    }
+    Ok(ms)
 }
 
 impl IoStats {

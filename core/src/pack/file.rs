@@ -43,6 +43,10 @@ pub struct PackFile {
     /// Accepted findings: they stay in every report, marked waived, until they expire.
     #[serde(default)]
     pub waivers: Vec<WaiverEntry>,
+    /// A waiver that expires within this many days is a warning on every run (default 30; 0
+    /// turns the warning off). A later pack's value replaces an earlier one's.
+    #[serde(default)]
+    pub waiver_warn_days: Option<u32>,
     /// WASM rule plugins, by name: their rules' codes are namespaced by it (`acme/NAM001`) and
     /// take part in select, ignore, severities, parameters and waivers like builtin rules.
     #[serde(default)]
@@ -60,10 +64,10 @@ pub struct PluginEntry {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub sha256: Option<Spanned<String>>,
-    /// Handed to the plugin as JSON.
+    /// Handed to the plugin as JSON; checked by the plugin once, when the pack loads.
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
-    pub config: toml::Table,
+    pub config: Option<Spanned<toml::Table>>,
     /// Memory the plugin may use per call (default 64 MiB).
     #[serde(default)]
     #[schemars(with = "Option<u64>")]

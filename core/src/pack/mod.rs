@@ -8,10 +8,12 @@ mod error;
 mod file;
 mod parse;
 mod resolve;
+mod select;
 
 pub use error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean};
 pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
 pub use resolve::{
-    Config, MAX_PACK_READS, MAX_PLUGINS, PackLoader, PackStack, PluginDecl, RuleSetting, SourceText,
-    load_packs, resolve,
+    Config, DEFAULT_WAIVER_WARN_DAYS, MAX_PACK_READS, MAX_PLUGINS, PackLoader, PackStack, PluginDecl,
+    RuleSetting, SourceText, load_packs, resolve,
 };
+pub use select::{Selection, UnknownSelector};

@@ -10,6 +10,7 @@ use crate::declare::{Declarations, DeclaredStripe, Workload};
 use crate::engine::{ActiveRule, Waiver, selector_matches};
 use crate::finding::Severity;
 use crate::glob::Glob;
+use crate::load::line_col;
 use crate::params::{ParamValue, Params};
 use crate::rule::{Rule, RuleMeta};
 
@@ -42,11 +43,23 @@ pub struct Config {
     pub rules: Vec<RuleSetting>,
     pub declarations: Declarations,
     pub waivers: Vec<Waiver>,
+    /// Where each of `waivers` is written, as (line, column) of its `rules`, in the same order.
+    pub waiver_at: Vec<Option<(usize, usize)>>,
+    /// `waiver_warn_days`, when a pack sets it (see [`Config::waiver_warn_days`]).
+    pub waiver_warn_days_set: Option<u32>,
     /// The pack files applied, in order.
     pub packs: Vec<String>,
 }
 
+/// How many days before a waiver expires the runs start warning about it, unless a pack says.
+pub const DEFAULT_WAIVER_WARN_DAYS: u32 = 30;
+
 impl Config {
+    /// A waiver that expires within this many days is a warning.
+    pub fn waiver_warn_days(&self) -> u32 {
+        self.waiver_warn_days_set.unwrap_or(DEFAULT_WAIVER_WARN_DAYS)
+    }
+
     /// The enabled rules as the engine runs them; `rules` is the catalogue the packs were
     /// resolved against, in the same order.
     pub fn active<'r>(&self, rules: &[&'r dyn Rule]) -> Vec<ActiveRule<'r>> {
@@ -155,6 +168,8 @@ pub struct PluginDecl {
     pub memory_bytes_span: Option<Range<usize>>,
     pub timeout_ms_span: Option<Range<usize>>,
     pub fuel_span: Option<Range<usize>>,
+    /// Where the `config` table is, when the pack has one.
+    pub config_span: Option<Range<usize>>,
 }
 
 impl PluginDecl {
@@ -191,7 +206,8 @@ impl PackStack {
                     )));
                     continue;
                 }
-                let config_json = match serde_json::to_string(&entry.config) {
+                let config = entry.config.as_ref().map(Spanned::get_ref).cloned().unwrap_or_default();
+                let config_json = match serde_json::to_string(&config) {
                     Ok(json) => json,
                     Err(e) => {
                         errors.push(at_name(format!("plugin {n}: config: {e}")));
@@ -214,6 +230,7 @@ impl PackStack {
                     memory_bytes_span: entry.memory_bytes.as_ref().map(Spanned::span),
                     timeout_ms_span: entry.timeout_ms.as_ref().map(Spanned::span),
                     fuel_span: entry.fuel.as_ref().map(Spanned::span),
+                    config_span: entry.config.as_ref().map(Spanned::span),
                 };
                 match out.iter_mut().find(|d| d.name == decl.name) {
                     Some(slot) => *slot = decl,
@@ -445,6 +462,9 @@ impl Resolver<'_> {
                 });
             }
         }
+        if let Some(days) = pack.waiver_warn_days {
+            self.cfg.waiver_warn_days_set = Some(days);
+        }
         for w in pack.waivers {
             for sel in &w.rules {
                 self.check_selector(src, sel);
@@ -460,6 +480,7 @@ impl Resolver<'_> {
                 },
                 None => None,
             };
+            self.cfg.waiver_at.push(w.rules.first().map(|r| line_col(&src.text, r.span().start)));
             self.cfg.waivers.push(Waiver {
                 rules: w.rules.into_iter().map(Spanned::into_inner).collect(),
                 entity: Glob::new(w.entity),
