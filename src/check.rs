@@ -20,17 +20,20 @@ use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
+use spindle_report::concise::ConciseWriter;
 use spindle_report::json::JsonWriter;
 use spindle_report::sarif::SarifWriter;
-use spindle_report::text::TextWriter;
-use spindle_report::{Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary};
+use spindle_report::text::{TextOptions, TextWriter};
+use spindle_report::{
+    HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
+};
 
 use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
 use crate::input;
 use crate::inventory;
-use crate::options::{CheckOptions, Exit, FailOn, Format, Require};
+use crate::options::{CheckOptions, Colour, Exit, FailOn, Format, Require};
 use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
@@ -50,6 +53,8 @@ pub struct Engine {
     /// are checked on several threads.
     waiver_used: Vec<AtomicBool>,
     hosts_checked: AtomicUsize,
+    /// The pack list as named (`recommended` when none was given), for reports.
+    packs: Vec<String>,
 }
 
 impl Engine {
@@ -106,6 +111,7 @@ impl Engine {
             active,
             waiver_used,
             hosts_checked: AtomicUsize::new(0),
+            packs: refs.iter().map(|r| r.to_string()).collect(),
         })
     }
 
@@ -169,6 +175,11 @@ impl Engine {
             };
             (at, w, self.waiver_used[i].load(Ordering::Relaxed))
         })
+    }
+
+    /// The packs, as named (`recommended` when none was given).
+    pub fn packs(&self) -> &[String] {
+        &self.packs
     }
 
     /// The active rules, in catalogue order.
@@ -306,7 +317,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     let result = (|| -> Result<Summary, UserError> {
         let w = out.writer();
         let mut writer: Box<dyn ReportWriter + '_> = match args.format {
-            Format::Text => Box::new(TextWriter::new(w, use_colour(args))),
+            Format::Text => Box::new(TextWriter::with_options(w, text_options(args))),
+            Format::Concise => Box::new(ConciseWriter::new(w)),
             Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
             Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
         };
@@ -324,7 +336,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
-        let quiet = args.output.is_none() && args.format != Format::Text;
+        let quiet = args.output.is_none() && !matches!(args.format, Format::Text | Format::Concise);
         let progress = std::io::stderr().is_terminal() && !quiet;
         // Printed once the progress bar is gone.
         let mut renamed: Vec<String> = vec![];
@@ -561,7 +573,8 @@ fn check_host_rendered(
     report.not_judged.extend(require.iter().filter_map(|r| unmet(*r, &view)));
     let mut counts = Summary::default();
     counts.add(&report);
-    Ok((render.render(&view, &report).map_err(report_io)?, counts, Causes::of(&report)))
+    let context = HostContext { packs: engine.packs() };
+    Ok((render.render_in(&view, &report, &context).map_err(report_io)?, counts, Causes::of(&report)))
 }
 
 /// Why `view` does not meet `--require what`, if it does not: the sections missing, with the
@@ -817,11 +830,42 @@ fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
     if failing > 0 { Exit::Findings } else { Exit::Clean }
 }
 
-/// Colour only on a terminal, never with `NO_COLOR` set or when writing to a file.
-fn use_colour(args: &CheckOptions) -> bool {
-    args.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// The text report's layout: colour and width settled against the terminal and the environment.
+fn text_options(args: &CheckOptions) -> TextOptions {
+    let to_terminal =
+        args.output.as_deref().is_none_or(|o| o.as_os_str() == "-") && std::io::stdout().is_terminal();
+    let env = |name: &str| std::env::var(name).ok();
+    TextOptions {
+        colour: use_colour(args.text.colour, to_terminal, env),
+        width: args.text.width.unwrap_or_else(|| report_width(to_terminal, env)),
+        detail: args.text.detail,
+        show_not_evaluated: args.text.show_not_evaluated,
+    }
+}
+
+/// `--color`: `auto` colours a terminal, unless `NO_COLOR` is set (to anything but the empty
+/// string, as https://no-color.org says); `FORCE_COLOR` or `CLICOLOR_FORCE` (set, and not `0`)
+/// colour whatever the output, unless `NO_COLOR` is set.
+fn use_colour(choice: Colour, to_terminal: bool, env: impl Fn(&str) -> Option<String>) -> bool {
+    let set = |name: &str| env(name).is_some_and(|v| !v.is_empty());
+    let forced = |name: &str| env(name).is_some_and(|v| !v.is_empty() && v != "0");
+    match choice {
+        Colour::Always => true,
+        Colour::Never => false,
+        Colour::Auto if set("NO_COLOR") => false,
+        Colour::Auto => to_terminal || forced("FORCE_COLOR") || forced("CLICOLOR_FORCE"),
+    }
+}
+
+/// Columns to wrap to: the terminal's width; elsewhere (a file, a pipe) `COLUMNS` if it is a
+/// number, else 100.
+fn report_width(to_terminal: bool, env: impl Fn(&str) -> Option<String>) -> usize {
+    let terminal = to_terminal
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0)))
+        .flatten();
+    terminal
+        .or_else(|| env("COLUMNS").and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0))
+        .unwrap_or(100)
 }
 
 /// The run's provenance: when it started, and the packs and parameters of its engines (the
@@ -879,6 +923,28 @@ mod tests {
     use spindle_core::declare::Declarations;
 
     use super::*;
+
+    #[test]
+    fn colour_and_width_from_the_flag_the_terminal_and_the_environment() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        assert!(use_colour(Colour::Auto, true, env(&[])));
+        assert!(!use_colour(Colour::Auto, false, env(&[])));
+        assert!(!use_colour(Colour::Auto, true, env(&[("NO_COLOR", "1")])));
+        assert!(use_colour(Colour::Auto, true, env(&[("NO_COLOR", "")])), "an empty NO_COLOR is unset");
+        assert!(use_colour(Colour::Auto, false, env(&[("FORCE_COLOR", "1")])));
+        assert!(use_colour(Colour::Auto, false, env(&[("CLICOLOR_FORCE", "yes")])));
+        assert!(!use_colour(Colour::Auto, false, env(&[("FORCE_COLOR", "0")])));
+        assert!(!use_colour(Colour::Auto, false, env(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")])));
+        assert!(use_colour(Colour::Always, false, env(&[("NO_COLOR", "1")])));
+        assert!(!use_colour(Colour::Never, true, env(&[("FORCE_COLOR", "1")])));
+
+        assert_eq!(report_width(false, env(&[])), 100);
+        assert_eq!(report_width(false, env(&[("COLUMNS", "80")])), 80);
+        assert_eq!(report_width(false, env(&[("COLUMNS", "wide")])), 100);
+        assert_eq!(report_width(false, env(&[("COLUMNS", "0")])), 100);
+    }
 
     fn with_output(out: &Path, inputs: &[PathBuf]) -> CheckOptions {
         CheckOptions { output: Some(out.to_path_buf()), inputs: inputs.to_vec(), ..Default::default() }

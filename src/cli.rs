@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
 use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
-    CheckOptions, DEFAULT_CONCURRENCY, FailOn as LibFailOn, Format as LibFormat, Require as LibRequire,
+    CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
+    Require as LibRequire, TextStyle,
 };
 use spindle_core::pack::Selection;
 
@@ -187,8 +188,24 @@ pub struct CheckArgs {
     pub no_config: bool,
     #[command(flatten)]
     pub selection: SelectionArgs,
+    /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
+    /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
+    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
+    /// CLICOLOR_FORCE colour it anywhere).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto, help_heading = "Text report")]
+    pub color: ColorArg,
+    /// Only each host's verdict, counts and table of finding groups.
+    #[arg(long, short, conflicts_with = "verbose", help_heading = "Text report")]
+    pub quiet: bool,
+    /// Also every finding's own message, every check not evaluated and every one not applicable.
+    #[arg(long, short, help_heading = "Text report")]
+    pub verbose: bool,
+    /// List every check not evaluated, rather than one line per missing fact.
+    #[arg(long, help_heading = "Text report")]
+    pub show_not_evaluated: bool,
     /// Write the report to FILE (atomically: a failed run leaves no partial or stale file; a
     /// replaced file keeps its mode and owner; a device or pipe such as /dev/stdout is written
     /// into as the run goes, as stdout is; - is stdout), and a one-line summary of the run, with
@@ -235,8 +252,16 @@ impl From<SelectionArgs> for Selection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
+    Concise,
     Json,
     Sarif,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -344,6 +369,7 @@ impl From<CheckArgs> for CheckOptions {
             selection: a.selection.into(),
             format: match a.format {
                 Format::Text => LibFormat::Text,
+                Format::Concise => LibFormat::Concise,
                 Format::Json => LibFormat::Json,
                 Format::Sarif => LibFormat::Sarif,
             },
@@ -363,6 +389,20 @@ impl From<CheckArgs> for CheckOptions {
                 })
                 .collect(),
             jobs: a.jobs.map(usize::from),
+            text: TextStyle {
+                colour: match a.color {
+                    ColorArg::Auto => LibColour::Auto,
+                    ColorArg::Always => LibColour::Always,
+                    ColorArg::Never => LibColour::Never,
+                },
+                width: None,
+                detail: match (a.quiet, a.verbose) {
+                    (true, _) => Detail::Quiet,
+                    (_, true) => Detail::Verbose,
+                    _ => Detail::Normal,
+                },
+                show_not_evaluated: a.show_not_evaluated,
+            },
         }
     }
 }

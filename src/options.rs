@@ -48,7 +48,33 @@ pub struct CheckOptions {
     pub require: Vec<Require>,
     /// Hosts checked at once from snapshot files; `None`: one per CPU.
     pub jobs: Option<usize>,
+    /// How the text report looks: colour, width, how much it shows.
+    pub text: TextStyle,
 }
+
+/// The text report's look, as asked for; the library settles `Auto` and the width against the
+/// terminal and the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextStyle {
+    pub colour: Colour,
+    /// Columns to wrap to; `None`: the terminal's width, else `COLUMNS`, else 100.
+    pub width: Option<usize>,
+    pub detail: Detail,
+    /// List every check not evaluated rather than one line per missing fact.
+    pub show_not_evaluated: bool,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Colour {
+    /// On a terminal, unless `NO_COLOR` is set; `FORCE_COLOR` or `CLICOLOR_FORCE` force it.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+pub use spindle_report::text::Detail;
 
 impl Default for CheckOptions {
     fn default() -> Self {
@@ -70,6 +96,7 @@ impl Default for CheckOptions {
             fail_on: FailOn::Error,
             require: vec![],
             jobs: None,
+            text: TextStyle::default(),
         }
     }
 }
@@ -78,6 +105,8 @@ impl Default for CheckOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Text,
+    /// One line per finding: `FILE:LINE:COL: CODE [severity] message (entity)`.
+    Concise,
     Json,
     Sarif,
 }

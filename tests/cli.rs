@@ -24,6 +24,9 @@ fn spindle(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spindle"))
         .args(args)
         .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("COLUMNS")
         .env("SPINDLE_TODAY", "2026-11-30")
         .output()
         .expect("spindle runs")
@@ -232,7 +235,12 @@ fn plain_text_when_piped() {
     let o = spindle(&["check", s(&f)]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(!text.contains('\u{1b}'), "no colour codes off a terminal");
-    assert!(text.contains("sql01 › disk 1 › partition 1"), "{text}");
+    assert!(text.starts_with("━━ sql01 ━"), "{text}");
+    // The host's name heads its section; entities are named below it.
+    assert!(
+        text.contains(&format!("  - disk 1 › partition 1: 32,256 B (31.5 KiB) at {}:6:", s(&f))),
+        "{text}"
+    );
     assert!(text.contains("\"offset_bytes\": 32256"), "the snapshot's JSON is shown: {text}");
     assert!(text.contains("not evaluated"), "{text}");
 }
@@ -411,7 +419,7 @@ fn reports_do_not_depend_on_the_number_of_threads() {
         let text = SECTOR_63.replace("sql01", &format!("sql{i:02}")).replace("32256", offset);
         write(&fleet, &format!("sql{i:02}.json"), &text);
     }
-    for format in ["json", "sarif", "text"] {
+    for format in ["json", "sarif", "text", "concise"] {
         let reports: Vec<Vec<u8>> = ["1", "2", "7"]
             .iter()
             .map(|jobs| {
@@ -427,6 +435,11 @@ fn reports_do_not_depend_on_the_number_of_threads() {
     let hosts: Vec<&str> =
         json["hosts"].as_array().unwrap().iter().map(|h| h["host"].as_str().unwrap()).collect();
     assert_eq!(hosts, (0..24).map(|i| format!("sql{i:02}")).collect::<Vec<_>>());
+    // The text report, grouped per host, keeps the hosts in the same order.
+    let text = fs::read_to_string(dir.path().join("r-text-7")).unwrap();
+    let titles: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("━━ ")).map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(titles, hosts);
 
     write(
         &fleet,
@@ -819,4 +832,246 @@ fn one_rule_is_one_rule() {
     let o = spindle(&["check", s(&f), "--select", "ALN004"]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("no findings from 1 rule\n"), "{text}");
+}
+
+// The triage-first text report (docs/report-text.md).
+
+/// `spindle check` on a bundled example, as a user would run it (from the repository, so paths
+/// are relative), with the report at `columns` columns.
+fn example(name: &str, columns: usize, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", &format!("examples/{name}")])
+        .args(extra)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .env("COLUMNS", columns.to_string())
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("spindle runs")
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not in:\n{text}"))
+}
+
+#[test]
+fn the_worst_finding_comes_first_after_a_header_and_a_summary_table() {
+    let o = example("win2003-sector63", 80, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The header: server, platform, when and by what, the files, the packs.
+    assert_eq!(lines[1], "  server     MSSQLSERVER 9.00.4035.00, Standard Edition (64-bit)", "{text}");
+    assert!(
+        lines[2].starts_with("  platform   Windows Server 2003 R2 Enterprise x64 Edition SP2 · bare"),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("  collected  2010-01-12T10:05:31+00:00 by wmi 0.1.0, sql 0.1.0")),
+        "{text}"
+    );
+    assert!(lines.contains(&"  snapshots  examples/win2003-sector63/erp-sql1.json"), "{text}");
+    assert!(lines.contains(&"  packs      recommended"), "{text}");
+    // The summary table, in the order of the groups below it: errors, measured harm first.
+    let table = line_of(&text, "4 errors, 19 warnings, 0 notes · 0 waived · 13 not evaluated");
+    let first = line_of(&text, "  error    LAT001 data-read-latency ");
+    assert!(table < first, "{text}");
+    assert_eq!(
+        lines[first + 1].split_whitespace().collect::<Vec<_>>(),
+        ["error", "ALN001", "partition-offset-alignment", "3", "partitions"]
+    );
+    // The 149.4 ms read latency is the first finding, before any layout or growth finding.
+    let lat = line_of(&text, "── error LAT001 data-read-latency · 1 file");
+    assert!(text.lines().nth(lat + 1).unwrap().contains("average read stall 149.4 ms"), "{text}");
+    assert!(lat < line_of(&text, "── error ALN001"), "{text}");
+    assert!(
+        line_of(&text, "── error ALN001") < line_of(&text, "── warning LAT001"),
+        "errors before warnings"
+    );
+    assert!(
+        line_of(&text, "── warning FMT001") < line_of(&text, "── warning GRW001"),
+        "layout before configuration"
+    );
+    assert!(lat < 40, "the worst finding is near the top (line {lat}):\n{text}");
+    // Shorter than the old 535 lines (387 at this writing), with nothing lost (tests/examples.rs
+    // checks every finding).
+    assert!(lines.len() < 400, "{} lines:\n{text}", lines.len());
+    // Everything spindle writes itself fits 80 columns; only the snapshot's own lines (in the
+    // snippets and a fix's code blocks), a word longer than a line, and the run's summary (kept
+    // on one line for logs and grep) may overflow.
+    let mut in_code = false;
+    for l in &lines[..lines.len() - 1] {
+        if l.trim_start().starts_with("```") {
+            in_code = !in_code;
+        }
+        let snippet = l.contains(" │ ") || l.trim_start().starts_with('·');
+        let one_word = !l.trim().contains(' ');
+        assert!(l.chars().count() <= 80 || snippet || in_code || one_word, "too wide: {l}");
+    }
+}
+
+#[test]
+fn one_group_per_rule_and_cause_with_every_entity_and_one_fix() {
+    let o = example("linux-xfs-md", 80, &[]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.matches("── warning PLC004 tempdb-own-volume · 9 files").count(), 1, "{text}");
+    let group = &text[text.find("── warning PLC004").unwrap()..];
+    let group = &group[..group[3..].find("\n──").map_or(group.len(), |e| e + 3)];
+    for name in ["tempdev", "templog", "temp2", "temp3", "temp4", "temp5", "temp6", "temp7", "temp8"] {
+        let entry = group
+            .lines()
+            .find(|l| l.contains(&format!("tempdb › {name} (")))
+            .unwrap_or_else(|| panic!("{name}: {group}"));
+        assert!(entry.starts_with("  - MSSQLSERVER › tempdb › "), "{entry}");
+    }
+    assert_eq!(
+        group.matches("examples/linux-xfs-md/sql.json:").count(),
+        9 + 1,
+        "each file's position, and the snippet's: {group}"
+    );
+    assert_eq!(group.matches("  fix: ").count(), 1, "the fix once: {group}");
+    // Distinct fixes: GRW001's T-SQL names each file, so each is printed with its file.
+    let grw = &text[text.find("── warning GRW001").unwrap()..];
+    assert!(grw.contains("  fix for MSSQLSERVER › master › master:\n    ALTER DATABASE [master] MODIFY FILE (NAME = N'master',"), "{grw}");
+    assert!(!grw.contains("  fix: "), "{grw}");
+}
+
+#[test]
+fn checks_not_evaluated_collapse_to_one_line_per_missing_fact() {
+    let o = example("win2003-sector63", 100, &[]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("── not evaluated · 13 checks (facts missing; never a pass)"), "{text}");
+    assert!(flat.contains("? 9 checks (ALN002, ALN003, STR004) need stripe_unit_bytes: the stripe unit of RAID set arrayA-ld1 was not collected;"), "{text}");
+    assert!(flat.contains("(and 3 other reasons)"), "{text}");
+    assert!(
+        flat.contains(
+            "? 3 checks (ALN004) need physical_sector_bytes: wmi: Windows Server 2003 reports only"
+        ),
+        "{text}"
+    );
+    assert!(
+        flat.contains(
+            "? 1 check (GRW003) needs instant_file_initialization: sql: sys.dm_server_services does not exist"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("\n  ? ").count(), 3, "{text}");
+    for flag in ["--show-not-evaluated", "-v", "--verbose"] {
+        let o = example("win2003-sector63", 100, &[flag]);
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(text.matches("\n  ? ").count(), 13, "{flag}: {text}");
+        assert!(
+            text.contains("  ? ALN002 offset-stripe-unit on erp-sql1 › disk 0 › partition 1 (C:\\): missing"),
+            "{text}"
+        );
+    }
+    // A host without SQL Server facts: one line for all the rules that need them.
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let text = String::from_utf8(spindle(&["check", s(&f)]).stdout).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("? 11 rules (GRW001, GRW002, LAT001, LAT002, LAT003, PLC001, 5 more) need sql_instances[].databases[].files: not collected"),
+        "{text}"
+    );
+    assert!(flat.contains("? 1 rule (GRW003) needs sql_instances: not collected"), "{text}");
+    assert!(text.contains("  server     SQL Server facts not collected"), "{text}");
+}
+
+#[test]
+fn quiet_shows_the_summary_only_and_verbose_every_message() {
+    let o = example("win2003-sector63", 80, &["-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let quiet = String::from_utf8(o.stdout).unwrap();
+    assert!(quiet.contains("  error    LAT001 data-read-latency"), "{quiet}");
+    assert!(!quiet.contains("fix") && !quiet.contains("╭─") && !quiet.contains("server "), "{quiet}");
+    assert!(
+        quiet.trim_end().ends_with(
+            "1 host checked: 4 errors, 19 warnings, 0 notes; 0 waived; 13 not evaluated; 10 not applicable"
+        ),
+        "{quiet}"
+    );
+    assert!(quiet.lines().count() < 30, "{quiet}");
+
+    let normal = String::from_utf8(example("win2003-sector63", 80, &[]).stdout).unwrap();
+    let verbose = String::from_utf8(example("win2003-sector63", 80, &["-v"]).stdout).unwrap();
+    // GRW001's messages differ by file: the default shows the first, -v every one.
+    let tempdev = "at 8,388,608 B (8 MiB) the next growth";
+    assert!(!normal.split_whitespace().collect::<String>().contains(&tempdev.replace(' ', "")), "{normal}");
+    assert!(verbose.split_whitespace().collect::<String>().contains(&tempdev.replace(' ', "")), "{verbose}");
+    assert!(verbose.contains("── not applicable (facts present; the rule chose not to judge them)"));
+    assert!(!normal.contains("── not applicable"));
+    let o = spindle(&["check", "x.json", "-q", "-v"]);
+    assert_eq!(o.status.code(), Some(2), "-q and -v conflict");
+}
+
+#[test]
+fn concise_is_one_line_per_finding_for_grep_and_editors() {
+    let o = example("win2003-sector63", 80, &["--format", "concise"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let findings: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("examples/win2003-sector63/erp-sql1.json:")).collect();
+    assert_eq!(findings.len(), 23, "{text}");
+    assert_eq!(
+        findings[0],
+        "examples/win2003-sector63/erp-sql1.json:500:17: LAT001 [error] average read stall 149.4 ms (9,337,500,000 ms of stall over 62,500,000 reads, over 21 days of counters): bad (100–500 ms), at or above the 100 ms error threshold (erp-sql1 › MSSQLSERVER › ERP_PROD › ERP_PROD_Data (D:\\MSSQL\\Data\\ERP_PROD.mdf))"
+    );
+    assert!(findings.contains(&"examples/win2003-sector63/erp-sql1.json:187:7: ALN001 [error] partition starts at 32,256 B (31.5 KiB), at sector 63 as Windows Server 2003 and older placed it, before the first 64 KiB boundary (erp-sql1 › disk 0 › partition 1 (C:\\))"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("erp-sql1: [not evaluated] ")).count(), 3, "{text}");
+    assert_eq!(text.lines().count(), 23 + 3 + 1, "findings, causes not evaluated, the summary:\n{text}");
+    assert!(text.ends_with(
+        "1 host checked: 4 errors, 19 warnings, 0 notes; 0 waived; 13 not evaluated; 10 not applicable\n"
+    ));
+}
+
+#[test]
+fn colour_follows_the_flag_then_the_environment() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql01.json", SECTOR_63);
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_spindle"));
+        c.args(["check", s(&f)])
+            .args(args)
+            .env_remove("NO_COLOR")
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap().contains("\u{1b}[")
+    };
+    assert!(!run(&[], &[]), "not a terminal: no colour");
+    assert!(run(&["--color", "always"], &[]));
+    assert!(run(&["--color", "always"], &[("NO_COLOR", "1")]), "the flag wins");
+    assert!(run(&[], &[("FORCE_COLOR", "1")]));
+    assert!(run(&[], &[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(&[], &[("FORCE_COLOR", "0")]));
+    assert!(!run(&[], &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]), "NO_COLOR wins over FORCE_COLOR");
+    assert!(!run(&["--color", "never"], &[("FORCE_COLOR", "1")]));
+    assert!(!run(&["--format", "concise"], &[("FORCE_COLOR", "1")]), "concise is never coloured");
+}
+
+#[test]
+fn the_report_wraps_to_columns_off_a_terminal() {
+    for columns in [80, 120] {
+        let text = String::from_utf8(example("win2003-sector63", columns, &[]).stdout).unwrap();
+        assert_eq!(text.lines().next().unwrap().chars().count(), columns, "{text}");
+        let fix = text.lines().find(|l| l.starts_with("  fix: ")).unwrap();
+        assert!(fix.chars().count() <= columns && fix.chars().count() > columns - 20, "{columns}: {fix}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", "examples/win2003-sector63"])
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap().lines().next().unwrap().chars().count(),
+        100,
+        "the default"
+    );
 }

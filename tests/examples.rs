@@ -152,3 +152,69 @@ fn every_example_gives_valid_sarif() {
         !r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().starts_with('/')
     }));
 }
+
+const EXAMPLES: [&str; 5] = [
+    "azure-storage-spaces",
+    "hdd-raid-shared-spindles",
+    "linux-xfs-md",
+    "win2003-aligned",
+    "win2003-sector63",
+];
+
+/// The text report of `example` at 80 columns, run from the repository as a user would.
+fn text_report(example: &str, extra: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", &format!("examples/{example}"), "--fail-on", "never"])
+        .args(extra)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .env("COLUMNS", "80")
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What a person reads first on each example, at 80 columns (docs/report-text.md).
+#[test]
+fn text_reports_of_the_examples_at_80_columns() {
+    for example in EXAMPLES {
+        insta::assert_snapshot!(format!("text-{example}"), text_report(example, &[]));
+    }
+    insta::assert_snapshot!(
+        "text-win2003-sector63-acme-production",
+        text_report("win2003-sector63", &["--pack", "examples/packs/acme-production.toml"])
+    );
+}
+
+/// Grouping is presentation: every finding of the JSON report — its entity, measured value and
+/// position — is in the text report, waived or not, and every check not evaluated is counted.
+#[test]
+fn the_text_report_loses_no_finding() {
+    let pack = ["--pack", "examples/packs/acme-production.toml"];
+    for (example, extra) in EXAMPLES.iter().map(|e| (*e, &[][..])).chain([("win2003-sector63", &pack[..])]) {
+        let rel = Path::new("examples").join(example);
+        let h = check(example, extra);
+        let text = text_report(example, extra);
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let host = h["host"].as_str().unwrap();
+        for f in h["findings"].as_array().unwrap() {
+            let label = f["entity"]["label"].as_str().unwrap();
+            let label = label.strip_prefix(&format!("{host} › ")).unwrap_or(label);
+            let loc = &f["location"];
+            // check() reads the example by its absolute path; the text report by the relative one.
+            let file = Path::new(loc["path"].as_str().unwrap()).file_name().unwrap().to_str().unwrap();
+            let at = format!("{}:{}:{}", rel.join(file).display(), loc["line"], loc["column"]);
+            let entry = match f["measured"].as_str() {
+                Some(m) => format!("{label}: {m} at {at}"),
+                None => format!("{label} at {at}"),
+            };
+            assert!(flat.contains(&entry), "{example}: {entry} not in:\n{text}");
+        }
+        let not_evaluated = h["not_evaluated"].as_array().unwrap().len();
+        assert!(flat.contains(&format!("{not_evaluated} not evaluated")), "{example}: {text}");
+    }
+}

@@ -5,6 +5,7 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+pub mod concise;
 mod emit;
 pub mod json;
 pub mod provenance;
@@ -231,6 +232,23 @@ impl Rendered {
 /// be rendered on several threads at once; the writer then appends them one by one, in order.
 pub trait Render: Send + Sync {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered>;
+    /// [`Render::render`] knowing how the host was checked; writers that do not show it render
+    /// as without.
+    fn render_in(
+        &self,
+        view: &HostView,
+        report: &HostReport,
+        _context: &HostContext<'_>,
+    ) -> io::Result<Rendered> {
+        self.render(view, report)
+    }
+}
+
+/// How a host was checked, beyond its view and report: what the text report's header shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostContext<'a> {
+    /// The packs that judged the host, as named (a builtin pack's name or a file's path).
+    pub packs: &'a [String],
 }
 
 /// A report format, written as the run goes: `begin`, then each host rendered by

@@ -1,23 +1,65 @@
-//! The terminal report: per host, first whether spindle could judge it at all, then findings
-//! grouped by entity, each shown on the snapshot's JSON with the offending field labelled; then
-//! what could not be evaluated and what the rules chose not to judge; then one summary line.
+//! The terminal report, triage first. Per host: whether spindle could judge it at all, a short
+//! header (server, platform, when and by what the facts were collected, the packs), a summary
+//! table, then the findings grouped by rule and cause in triage order ([`groups`]), each group's
+//! first finding drawn on the snapshot's JSON with the offending field labelled, every entity of
+//! the group with its measured value and position, and each distinct fix once; then what could
+//! not be evaluated, one line per missing fact. docs/report-text.md describes the layout.
 //!
 //! Every string here that spindle did not write — names, labels, paths, messages from rules,
 //! servers and plugins, the snapshot's own text — goes through `spindle_core::untrusted` on its
 //! way: escaped, so data cannot drive the terminal or forge a line of the report, and cut, so a
 //! name of megabytes is not echoed whole (the JSON and SARIF reports keep them whole, as data).
 
+pub(crate) mod groups;
+mod header;
+mod wrap;
+
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::snippet::Snippet;
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary, locate_finding};
+use crate::{
+    HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary, entity_kind, locate_finding,
+};
+use groups::Group;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, Severity};
+use spindle_core::finding::{Finding, NotEvaluated, Severity};
 use spindle_core::untrusted::{self, escape_for_terminal as esc};
 use spindle_core::view::HostView;
+
+/// How much of each host the report shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// The summary only: the verdict, the counts and the table of finding groups.
+    Quiet,
+    #[default]
+    Normal,
+    /// Also every finding's own message, every check not evaluated and every one not applicable.
+    Verbose,
+}
+
+/// How the text report is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextOptions {
+    /// ANSI colours (SGR sequences only).
+    pub colour: bool,
+    /// Columns to wrap to.
+    pub width: usize,
+    pub detail: Detail,
+    /// List every check not evaluated rather than one line per missing fact.
+    pub show_not_evaluated: bool,
+}
+
+impl Default for TextOptions {
+    fn default() -> Self {
+        TextOptions { colour: false, width: 100, detail: Detail::Normal, show_not_evaluated: false }
+    }
+}
+
+/// The narrowest width the report lays itself out for.
+const MIN_WIDTH: usize = 40;
 
 pub struct TextWriter<'w> {
     w: &'w mut dyn Write,
@@ -27,24 +69,33 @@ pub struct TextWriter<'w> {
 /// Renders hosts for [`TextWriter`].
 struct TextRender {
     handler: GraphicalReportHandler,
+    options: TextOptions,
 }
 
 impl<'w> TextWriter<'w> {
+    /// The default layout (100 columns), with or without colour.
     pub fn new(w: &'w mut dyn Write, colour: bool) -> Self {
-        let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-        let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(2).with_width(110);
-        TextWriter { w, render: Arc::new(TextRender { handler }) }
+        TextWriter::with_options(w, TextOptions { colour, ..TextOptions::default() })
+    }
+
+    pub fn with_options(w: &'w mut dyn Write, options: TextOptions) -> Self {
+        let options = TextOptions { width: options.width.max(MIN_WIDTH), ..options };
+        let theme =
+            if options.colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+        let handler =
+            GraphicalReportHandler::new_themed(theme).with_context_lines(1).with_width(options.width);
+        TextWriter { w, render: Arc::new(TextRender { handler, options }) }
     }
 }
 
-/// One finding as a miette diagnostic over the snapshot file that holds the fact.
+/// A group's first finding as a miette diagnostic over the snapshot file that holds the fact:
+/// the message, and the fact labelled with its measured value. The fix is printed by the group.
 #[derive(Debug)]
 struct FindingDiagnostic {
     message: String,
     severity: miette::Severity,
     source: Option<Snippet>,
     label: Option<LabeledSpan>,
-    help: String,
 }
 
 impl fmt::Display for FindingDiagnostic {
@@ -59,9 +110,6 @@ impl Diagnostic for FindingDiagnostic {
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.help))
-    }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source.as_ref().map(|s| s as &dyn SourceCode)
     }
@@ -71,14 +119,11 @@ impl Diagnostic for FindingDiagnostic {
 }
 
 fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
-    let located = locate_finding(view, f);
-    let label_text = match (&f.measured, &f.expected) {
-        (Some(m), Some(e)) => {
-            format!("measured {}; expected {}", untrusted::message(m), untrusted::message(e))
-        }
-        _ => untrusted::name(f.field.as_deref().unwrap_or_default()).into_owned(),
+    let label_text = match &f.measured {
+        Some(m) => format!("measured {}", untrusted::message(m)),
+        None => untrusted::name(f.field.as_deref().unwrap_or_default()).into_owned(),
     };
-    let (source, label) = match located {
+    let (source, label) = match locate_finding(view, f) {
         Some(loc) => {
             let doc = &view.docs[loc.doc];
             // The location's line and column come from the file's line index: the snippet need
@@ -90,22 +135,8 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
         }
         None => (None, None),
     };
-    // Inside miette's frame a newline is indented under the message, so the message and the
-    // fix keep theirs (a rule's fix is written in lines).
-    let mut help = format!("fix: {}", untrusted::message_keeping_lines(&f.fix));
-    if let Some(w) = &f.waiver
-        && w.expired
-    {
-        help.push_str(&format!(
-            "\nwaiver expired on {} ({}: {})",
-            untrusted::name(w.expires.as_deref().unwrap_or("?")),
-            untrusted::name(&w.source),
-            untrusted::message(&w.reason)
-        ));
-    }
     FindingDiagnostic {
-        // The code leads the message: miette would otherwise print it on a line of its own.
-        message: format!("{} {}", untrusted::name(&f.code), untrusted::message_keeping_lines(&f.message)),
+        message: untrusted::message_keeping_lines(&f.message).into_owned(),
         severity: match f.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
@@ -113,7 +144,18 @@ fn diagnostic(view: &HostView, f: &Finding) -> FindingDiagnostic {
         },
         source,
         label,
-        help,
+    }
+}
+
+/// Where a finding's fact is, as an editor takes it: `path:line:column`; the entity's snapshot
+/// file (else the host's first) without a line when the fact could not be found in the text.
+pub fn location_text(view: &HostView, f: &Finding) -> String {
+    match locate_finding(view, f) {
+        Some(loc) => format!("{}:{}:{}", untrusted::name(&loc.path), loc.start.0, loc.start.1),
+        None => {
+            let doc = f.entity.origins.first().and_then(|o| view.docs.get(o.doc)).or(view.docs.first());
+            untrusted::name(doc.map_or(view.host_name(), |d| d.path.as_str())).into_owned()
+        }
     }
 }
 
@@ -130,101 +172,353 @@ fn framed(message: &str) -> String {
     out
 }
 
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `3 partitions`, `1 file`, `2 RAID sets`; `4 entities` when the kinds differ.
+fn entities(findings: &[&Finding]) -> String {
+    let kinds: Vec<&str> = findings.iter().map(|f| entity_kind(&f.entity)).collect();
+    let n = findings.len();
+    let kind = if kinds.windows(2).all(|w| w[0] == w[1]) {
+        kinds.first().copied().unwrap_or("entity")
+    } else {
+        "entity"
+    };
+    match kind {
+        "entity" => format!("{n} {}", if n == 1 { "entity" } else { "entities" }),
+        "raid-set" => plural(n, "RAID set"),
+        k => plural(n, &k.replace('-', " ")),
+    }
+}
+
+/// An entity's label without the host's name in front: the host's header already says it.
+fn short_label<'a>(label: &'a str, host: &str) -> &'a str {
+    label.strip_prefix(host).and_then(|l| l.strip_prefix(" › ")).unwrap_or(label)
+}
+
 impl Render for TextRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        self.render_in(view, report, &HostContext::default())
+    }
+
+    fn render_in(
+        &self,
+        view: &HostView,
+        report: &HostReport,
+        context: &HostContext<'_>,
+    ) -> io::Result<Rendered> {
         let mut out = Rendered::new();
-        out.part(Part::Host, |buf| self.write_host(buf, view, report))?;
+        out.part(Part::Host, |buf| self.write_host(buf, view, report, context))?;
         Ok(out)
     }
 }
 
 impl TextRender {
-    fn write_host(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-        let sources: Vec<_> = view.docs.iter().map(|d| untrusted::name(&d.path)).collect();
-        writeln!(out, "━━ {} ({})", untrusted::name(&report.host), sources.join(", "))?;
-        // First: a host spindle could not judge has no findings because nothing was checked.
+    fn paint(&self, text: &str, sgr: &str) -> String {
+        if self.options.colour { format!("\u{1b}[{sgr}m{text}\u{1b}[0m") } else { text.to_string() }
+    }
+
+    fn severity_sgr(s: Severity) -> &'static str {
+        match s {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Note => "1;36",
+        }
+    }
+
+    /// `lead` followed by `fill` to the report's width.
+    fn ruled(&self, lead: &str, fill: char) -> String {
+        let used = lead.chars().count();
+        let mut line = lead.to_string();
+        line.extend(std::iter::repeat_n(fill, self.options.width.saturating_sub(used)));
+        line
+    }
+
+    fn wrap(&self, text: &str, first: &str, rest: &str) -> String {
+        wrap::paragraph(text, self.options.width, first, rest)
+    }
+
+    fn write_host(
+        &self,
+        out: &mut Vec<u8>,
+        view: &HostView,
+        report: &HostReport,
+        context: &HostContext<'_>,
+    ) -> io::Result<()> {
+        let o = self.options;
+        let host = untrusted::name(&report.host);
+        writeln!(out, "{}", self.paint(&self.ruled(&format!("━━ {host} "), '━'), "1"))?;
+        // First: a host spindle could not judge, or judged only in part, has fewer findings
+        // than it should.
         for why in &report.not_judged {
-            writeln!(out, "  ✗ spindle could not judge this host: {}", untrusted::message(why))?;
+            let why = untrusted::message(why);
+            writeln!(
+                out,
+                "{}",
+                self.wrap(&format!("✗ spindle could not judge this host: {why}"), "  ", "    ")
+            )?;
         }
-        // Group by entity, keeping the order in which entities first appear.
-        let mut order: Vec<&str> = vec![];
-        for f in &report.findings {
-            if !order.contains(&f.entity.label.as_str()) {
-                order.push(&f.entity.label);
+        for e in &report.errors {
+            writeln!(out, "  ✗ {} failed: {}", untrusted::name(&e.code), framed(&e.message))?;
+        }
+        if o.detail != Detail::Quiet {
+            for (key, value) in header::fields(view, context) {
+                writeln!(out, "{}", self.wrap(&value, &format!("  {key:<10} "), &" ".repeat(13)))?;
             }
         }
-        for label in order {
-            writeln!(out, "\n── {}", untrusted::label(label))?;
-            for f in report.findings.iter().filter(|f| f.entity.label == label) {
-                if f.is_waived() {
-                    let w = f.waiver.as_ref().expect("waived");
-                    let until = w
-                        .expires
-                        .as_deref()
-                        .map(|d| format!(" until {}", untrusted::name(d)))
-                        .unwrap_or_default();
-                    writeln!(
-                        out,
-                        "  waived {} {}: {} ({}{until}: {})",
-                        f.severity,
-                        untrusted::name(&f.code),
-                        untrusted::message(&f.message),
-                        untrusted::name(&w.source),
-                        untrusted::message(&w.reason)
-                    )?;
-                    continue;
-                }
-                let mut s = String::new();
-                self.handler
-                    .render_report(&mut s, &diagnostic(view, f))
-                    .map_err(|e| io::Error::other(e.to_string()))?;
-                write!(out, "{s}")?;
-            }
+        let groups = groups::groups(&report.findings);
+        self.write_summary(out, report, &groups)?;
+        if o.detail == Detail::Quiet {
+            return writeln!(out);
         }
-        if !report.not_evaluated.is_empty() {
-            writeln!(out, "\n── not evaluated (facts missing; never counted as a pass)")?;
-            for n in &report.not_evaluated {
-                let at = n.entity.as_ref().map_or(report.host.as_str(), |e| e.label.as_str());
-                write!(
-                    out,
-                    "  ? {} {} on {}: missing {}",
-                    untrusted::name(&n.code),
-                    untrusted::name(&n.rule),
-                    untrusted::label(at),
-                    untrusted::name(&n.missing)
-                )?;
-                if let Some(r) = &n.reason {
-                    write!(out, " ({})", untrusted::message(r))?;
-                }
-                writeln!(out)?;
-            }
+        for g in &groups {
+            self.write_group(out, view, report, g)?;
         }
-        if !report.not_applicable.is_empty() {
+        self.write_waived(out, view, report)?;
+        self.write_not_evaluated(out, report)?;
+        if o.detail == Detail::Verbose && !report.not_applicable.is_empty() {
             writeln!(out, "\n── not applicable (facts present; the rule chose not to judge them)")?;
             for n in &report.not_applicable {
-                writeln!(
-                    out,
-                    "  - {} {} on {}: {} ({})",
+                let line = format!(
+                    "{} {} on {}: {} ({})",
                     untrusted::name(&n.code),
                     untrusted::name(&n.rule),
                     untrusted::label(&n.entity.label),
                     untrusted::name(&n.field),
                     untrusted::message(&n.reason)
-                )?;
+                );
+                writeln!(out, "{}", self.wrap(&line, "  - ", "      "))?;
             }
-        }
-        for e in &report.errors {
-            writeln!(out, "\n  ✗ {} failed: {}", untrusted::name(&e.code), framed(&e.message))?;
-        }
-        if report.findings.is_empty()
-            && report.not_evaluated.is_empty()
-            && report.errors.is_empty()
-            && report.not_judged.is_empty()
-        {
-            writeln!(out, "  no findings from {}", spindle_core::units::plural(report.rules_run, "rule"))?;
         }
         writeln!(out)
     }
+
+    /// The host's counts and one line per finding group, in the order the groups follow.
+    fn write_summary(&self, out: &mut Vec<u8>, report: &HostReport, groups: &[Group<'_>]) -> io::Result<()> {
+        let mut s = Summary::default();
+        s.add(report);
+        let mut counts = format!(
+            "{}, {}, {} · {} waived · {} not evaluated",
+            plural(s.errors, "error"),
+            plural(s.warnings, "warning"),
+            plural(s.notes, "note"),
+            s.waived,
+            s.not_evaluated
+        );
+        if s.not_applicable > 0 {
+            counts.push_str(&format!(" · {} not applicable", s.not_applicable));
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", self.wrap(&counts, "  ", "  "))?;
+        if groups.is_empty() {
+            if report.not_evaluated.is_empty() && report.errors.is_empty() && report.not_judged.is_empty() {
+                writeln!(out, "  no findings from {}", plural(report.rules_run, "rule"))?;
+            }
+            return Ok(());
+        }
+        writeln!(out)?;
+        let code_w = groups.iter().map(|g| untrusted::name(g.code).chars().count()).max().unwrap_or(0);
+        let rule_w = groups.iter().map(|g| untrusted::name(g.rule).chars().count()).max().unwrap_or(0);
+        for g in groups {
+            let sev = self.paint(&format!("{:<8}", g.severity.as_str()), Self::severity_sgr(g.severity));
+            let line = format!(
+                "{:<code_w$} {:<rule_w$} {}",
+                untrusted::name(g.code),
+                untrusted::name(g.rule),
+                entities(&g.findings)
+            );
+            // Wrapped as if the severity were there, so the first line fits too.
+            let pad = " ".repeat(11);
+            writeln!(out, "  {sev} {}", self.wrap(&line, &pad, &pad).trim_start())?;
+        }
+        Ok(())
+    }
+
+    fn write_group(
+        &self,
+        out: &mut Vec<u8>,
+        view: &HostView,
+        report: &HostReport,
+        g: &Group<'_>,
+    ) -> io::Result<()> {
+        let o = self.options;
+        let title = format!(
+            "── {} {} {} · {} ",
+            g.severity,
+            untrusted::name(g.code),
+            untrusted::name(g.rule),
+            entities(&g.findings)
+        );
+        writeln!(out, "\n{}", self.paint(&self.ruled(&title, '─'), Self::severity_sgr(g.severity)))?;
+        let mut s = String::new();
+        self.handler
+            .render_report(&mut s, &diagnostic(view, g.findings[0]))
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        write!(out, "{s}")?;
+        if let Some(e) = g.expected {
+            writeln!(out, "{}", self.wrap(&format!("expected: {}", untrusted::message(e)), "  ", "    "))?;
+        }
+        let host = report.host.as_str();
+        let every_message = o.detail == Detail::Verbose && !g.one_message();
+        for f in &g.findings {
+            let label = untrusted::label(short_label(&f.entity.label, host));
+            let at = location_text(view, f);
+            let line = match &f.measured {
+                Some(m) => format!("{label}: {} at {at}", untrusted::message(m)),
+                None => format!("{label} at {at}"),
+            };
+            writeln!(out, "{}", self.wrap(&line, "  - ", "      "))?;
+            if every_message {
+                let m = untrusted::message(&f.message);
+                writeln!(out, "{}", self.wrap(&m, "      ", "      "))?;
+            }
+            if let Some(w) = f.waiver.as_ref().filter(|w| w.expired) {
+                let expired = format!(
+                    "waiver expired on {} ({}: {})",
+                    untrusted::name(w.expires.as_deref().unwrap_or("?")),
+                    untrusted::name(&w.source),
+                    untrusted::message(&w.reason)
+                );
+                writeln!(out, "{}", self.wrap(&expired, "      ", "      "))?;
+            }
+        }
+        let fixes = g.fixes();
+        let single = fixes.len() == 1;
+        for (fix, at) in fixes.into_iter().filter(|(fix, _)| !fix.trim().is_empty()) {
+            let fix = untrusted::message_keeping_lines(fix);
+            if single {
+                writeln!(out, "{}", wrap::reflow(&fix, o.width, "  fix: ", "       "))?;
+            } else {
+                // The entities are listed whole above; their names suffice here (a file's path
+                // in parentheses is left out).
+                let names: Vec<String> = at
+                    .iter()
+                    .map(|&i| {
+                        let label = short_label(&g.findings[i].entity.label, host);
+                        untrusted::label(label.split_once(" (").map_or(label, |(name, _)| name)).into_owned()
+                    })
+                    .collect();
+                writeln!(out, "{}", self.wrap(&format!("fix for {}:", names.join(", ")), "  ", "    "))?;
+                writeln!(out, "{}", wrap::reflow(&fix, o.width, "    ", "    "))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_waived(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let waived: Vec<&Finding> = report.findings.iter().filter(|f| f.is_waived()).collect();
+        if waived.is_empty() {
+            return Ok(());
+        }
+        writeln!(out, "\n{}", self.ruled(&format!("── waived · {} ", waived.len()), '─'))?;
+        for f in waived {
+            let w = f.waiver.as_ref().expect("waived");
+            let until =
+                w.expires.as_deref().map(|d| format!(" until {}", untrusted::name(d))).unwrap_or_default();
+            let measured =
+                f.measured.as_deref().map(|m| format!(" {}", untrusted::message(m))).unwrap_or_default();
+            let line = format!(
+                "{} {} {}:{measured} at {} ({}{until}: {})",
+                f.severity,
+                untrusted::name(&f.code),
+                untrusted::label(short_label(&f.entity.label, &report.host)),
+                location_text(view, f),
+                untrusted::name(&w.source),
+                untrusted::message(&w.reason)
+            );
+            writeln!(out, "{}", self.wrap(&line, "  - ", "      "))?;
+        }
+        Ok(())
+    }
+
+    fn write_not_evaluated(&self, out: &mut Vec<u8>, report: &HostReport) -> io::Result<()> {
+        if report.not_evaluated.is_empty() {
+            return Ok(());
+        }
+        let n = report.not_evaluated.len();
+        writeln!(
+            out,
+            "\n{}",
+            self.ruled(
+                &format!("── not evaluated · {} (facts missing; never a pass) ", plural(n, "check")),
+                '─'
+            )
+        )?;
+        let o = self.options;
+        if o.show_not_evaluated || o.detail == Detail::Verbose {
+            for n in &report.not_evaluated {
+                let at = n.entity.as_ref().map_or(report.host.as_str(), |e| e.label.as_str());
+                let mut line = format!(
+                    "{} {} on {}: missing {}",
+                    untrusted::name(&n.code),
+                    untrusted::name(&n.rule),
+                    untrusted::label(at),
+                    untrusted::name(&n.missing)
+                );
+                if let Some(r) = &n.reason {
+                    line.push_str(&format!(" ({})", untrusted::message(r)));
+                }
+                writeln!(out, "{}", self.wrap(&line, "  ? ", "      "))?;
+            }
+            return Ok(());
+        }
+        for cause in causes(&report.not_evaluated) {
+            writeln!(out, "{}", self.wrap(&cause, "  ? ", "      "))?;
+        }
+        writeln!(out, "  (--show-not-evaluated lists every check)")
+    }
+}
+
+/// The checks not evaluated, one line per missing fact, in order of first appearance:
+/// `9 checks (ALN002, ALN003, STR004) need stripe_unit_bytes: <the first reason> (and 2 other
+/// reasons)`; `24 rules need sql_instances: …` when every check of the fact is host-wide.
+pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<String> {
+    let mut facts: Vec<(&str, Vec<&NotEvaluated>)> = vec![];
+    for n in entries {
+        match facts.iter_mut().find(|(m, _)| *m == n.missing) {
+            Some((_, v)) => v.push(n),
+            None => facts.push((&n.missing, vec![n])),
+        }
+    }
+    facts
+        .into_iter()
+        .map(|(missing, v)| {
+            let mut codes: Vec<&str> = vec![];
+            let mut reasons: Vec<&str> = vec![];
+            for n in &v {
+                if !codes.contains(&n.code.as_str()) {
+                    codes.push(&n.code);
+                }
+                if let Some(r) = n.reason.as_deref().filter(|r| !reasons.contains(r)) {
+                    reasons.push(r);
+                }
+            }
+            const SHOWN: usize = 6;
+            let mut shown: Vec<String> =
+                codes.iter().take(SHOWN).map(|c| untrusted::name(c).into_owned()).collect();
+            if codes.len() > SHOWN {
+                shown.push(format!("{} more", codes.len() - SHOWN));
+            }
+            let who = if v.iter().all(|n| n.entity.is_none()) {
+                format!("{} ({})", plural(v.len(), "rule"), shown.join(", "))
+            } else {
+                format!("{} ({})", plural(v.len(), "check"), shown.join(", "))
+            };
+            let reason = match reasons.split_first() {
+                None => "not collected".to_string(),
+                Some((first, [])) => untrusted::message(first).into_owned(),
+                Some((first, rest)) => format!(
+                    "{} (and {} other {})",
+                    untrusted::message(first),
+                    rest.len(),
+                    if rest.len() == 1 { "reason" } else { "reasons" }
+                ),
+            };
+            let need = if v.len() == 1 { "needs" } else { "need" };
+            format!("{who} {need} {}: {reason}", untrusted::name(missing))
+        })
+        .collect()
 }
 
 impl ReportWriter for TextWriter<'_> {
@@ -245,41 +539,42 @@ impl ReportWriter for TextWriter<'_> {
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
         // Marked as a host's section is: a label of data never starts a line.
-        writeln!(self.w, "━━ {}\n  ✗ no facts collected: {}\n", untrusted::name(source), framed(message))
+        let title = self.render.ruled(&format!("━━ {} ", untrusted::name(source)), '━');
+        writeln!(self.w, "{}\n  ✗ no facts collected: {}\n", self.render.paint(&title, "1"), framed(message))
     }
 
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let not_applicable = if s.not_applicable > 0 {
-            format!("; {} not applicable", s.not_applicable)
-        } else {
-            String::new()
-        };
-        let mut gaps = vec![];
-        if s.rule_errors > 0 {
-            gaps.push(plural(s.rule_errors, "rule error"));
-        }
-        if s.hosts_not_judged > 0 {
-            gaps.push(format!("{} not judged", plural(s.hosts_not_judged, "host")));
-        }
-        if s.collection_errors > 0 {
-            gaps.push(format!("{} not collected", plural(s.collection_errors, "server")));
-        }
-        let gaps = match (gaps.is_empty(), s.incomplete()) {
-            (true, _) => String::new(),
-            (false, true) => format!("; {} — the run is incomplete", gaps.join(", ")),
-            // Only servers the run was told to accept as unreachable.
-            (false, false) => format!("; {} (unreachable servers allowed)", gaps.join(", ")),
-        };
-        writeln!(
-            self.w,
-            "{} checked: {}, {}, {}; {} waived; {} not evaluated{not_applicable}{gaps}",
-            plural(s.hosts, "host"),
-            plural(s.errors, "error"),
-            plural(s.warnings, "warning"),
-            plural(s.notes, "note"),
-            s.waived,
-            s.not_evaluated,
-        )
+        writeln!(self.w, "{}", run_summary(s))
     }
+}
+
+/// The run's last line: `1 host checked: 4 errors, 19 warnings, 0 notes; 0 waived; …`.
+pub fn run_summary(s: &Summary) -> String {
+    let not_applicable =
+        if s.not_applicable > 0 { format!("; {} not applicable", s.not_applicable) } else { String::new() };
+    let mut gaps = vec![];
+    if s.rule_errors > 0 {
+        gaps.push(plural(s.rule_errors, "rule error"));
+    }
+    if s.hosts_not_judged > 0 {
+        gaps.push(format!("{} not judged", plural(s.hosts_not_judged, "host")));
+    }
+    if s.collection_errors > 0 {
+        gaps.push(format!("{} not collected", plural(s.collection_errors, "server")));
+    }
+    let gaps = match (gaps.is_empty(), s.incomplete()) {
+        (true, _) => String::new(),
+        (false, true) => format!("; {} — the run is incomplete", gaps.join(", ")),
+        // Only servers the run was told to accept as unreachable.
+        (false, false) => format!("; {} (unreachable servers allowed)", gaps.join(", ")),
+    };
+    format!(
+        "{} checked: {}, {}, {}; {} waived; {} not evaluated{not_applicable}{gaps}",
+        plural(s.hosts, "host"),
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.notes, "note"),
+        s.waived,
+        s.not_evaluated,
+    )
 }

@@ -20,7 +20,7 @@ use spindle_core::load::parse_snapshot;
 use spindle_core::params::{NoParams, ParamValue, Params};
 use spindle_core::rule::{Ctx, Rule};
 use spindle_core::view::HostView;
-use spindle_report::text::TextWriter;
+use spindle_report::text::{Detail, TextOptions, TextWriter};
 use spindle_report::{
     AppliedParam, JsonWriter, ReportWriter, RuleInfo, RuleParams, RunProvenance, SarifWriter, Summary,
     locate_finding, locate_not_evaluated,
@@ -761,8 +761,16 @@ fn judged_and_not() -> Vec<(HostView, HostReport)> {
 }
 
 fn text_report(hosts: &[(HostView, HostReport)], summary_of: impl Fn(&mut Summary)) -> String {
+    text_report_with(hosts, summary_of, TextOptions::default())
+}
+
+fn text_report_with(
+    hosts: &[(HostView, HostReport)],
+    summary_of: impl Fn(&mut Summary),
+    options: TextOptions,
+) -> String {
     let mut out = Vec::new();
-    let mut w = TextWriter::new(&mut out, false);
+    let mut w = TextWriter::with_options(&mut out, options);
     let mut summary = Summary::default();
     w.begin(&rule_infos()).unwrap();
     for (v, r) in hosts {
@@ -827,13 +835,23 @@ fn a_host_not_judged_and_entries_not_applicable_show_in_every_format() {
 
     let text = text_report(&hosts, |_| {});
     let bare_at = text.find("━━ bare").unwrap();
+    // The verdict comes first, wrapped to the report's width.
+    let after_title = text[bare_at..].split_once('\n').unwrap().1;
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        text[bare_at..].lines().nth(1) == Some(&format!("  ✗ spindle could not judge this host: {why}")),
+        flat(after_title).starts_with(&format!("✗ spindle could not judge this host: {why}")),
         "the verdict comes first:\n{text}"
     );
     assert!(!text[bare_at..].contains("no findings from"), "{text}");
-    assert!(text.contains("── not applicable (facts present; the rule chose not to judge them)"), "{text}");
-    assert!(text.contains("  - TST001 test-rule on sql01 › MSSQLSERVER › sales › sales"), "{text}");
+    assert!(!text.contains("── not applicable"), "not applicable stays out of the default view: {text}");
+    assert!(text.contains(" · 1 not applicable"), "but it is counted: {text}");
+    let verbose =
+        text_report_with(&hosts, |_| {}, TextOptions { detail: Detail::Verbose, ..TextOptions::default() });
+    assert!(
+        verbose.contains("── not applicable (facts present; the rule chose not to judge them)"),
+        "{verbose}"
+    );
+    assert!(verbose.contains("  - TST001 test-rule on sql01 › MSSQLSERVER › sales › sales"), "{verbose}");
     let last = text.lines().last().unwrap();
     assert!(last.ends_with("; 1 not applicable; 1 host not judged — the run is incomplete"), "{last}");
 }

@@ -44,6 +44,7 @@ const MEMORY_LIMIT: u64 = 2 << 30;
 fn spindle() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_spindle"));
     c.env("SPINDLE_TODAY", "2026-11-30").env_remove("NO_COLOR").stdin(Stdio::null());
+    c.env_remove("FORCE_COLOR").env_remove("CLICOLOR_FORCE").env_remove("COLUMNS");
     c
 }
 
