@@ -53,8 +53,6 @@ pub struct Engine {
     /// are checked on several threads.
     waiver_used: Vec<AtomicBool>,
     hosts_checked: AtomicUsize,
-    /// The pack list as named (`recommended` when none was given), for reports.
-    packs: Vec<String>,
 }
 
 impl Engine {
@@ -111,7 +109,6 @@ impl Engine {
             active,
             waiver_used,
             hosts_checked: AtomicUsize::new(0),
-            packs: refs.iter().map(|r| r.to_string()).collect(),
         })
     }
 
@@ -175,11 +172,6 @@ impl Engine {
             };
             (at, w, self.waiver_used[i].load(Ordering::Relaxed))
         })
-    }
-
-    /// The packs, as named (`recommended` when none was given).
-    pub fn packs(&self) -> &[String] {
-        &self.packs
     }
 
     /// The active rules, in catalogue order.

@@ -37,7 +37,7 @@ Exit status:
 pub enum Command {
     /// Check facts snapshots against rule packs.
     #[command(after_help = CHECK_EXIT_STATUS)]
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
     /// of the packs' plugins, and whether the packs enable each rule.
     Rules {

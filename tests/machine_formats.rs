@@ -129,12 +129,10 @@ fn json_lists_what_each_rule_judged_and_passed() {
     let passed = h["passed"].as_array().unwrap();
     let aln = passed.iter().find(|p| p["code"] == "ALN001").expect("aligned partitions pass ALN001");
     assert_eq!(aln["rule"], "partition-offset-alignment");
-    let keys: Vec<&str> =
-        aln["entities"].as_array().unwrap().iter().map(|e| e["key"].as_str().unwrap()).collect();
+    let keys: Vec<&str> = aln["keys"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
     assert!(!keys.is_empty());
-    for e in aln["entities"].as_array().unwrap() {
-        assert_eq!(e["kind"], "partition");
-        assert!(!e["label"].as_str().unwrap().is_empty());
+    for key in &keys {
+        assert!(key.contains("/partition:"), "{key}");
     }
     // The same partitions fail on the sector-63 twin: none of them passes there.
     let sector63 = check("win2003-sector63", "json");
@@ -142,8 +140,8 @@ fn json_lists_what_each_rule_judged_and_passed() {
     let failed: Vec<&str> =
         findings(h63, "ALN001").iter().map(|f| f["entity"]["key"].as_str().unwrap()).collect();
     for p in h63["passed"].as_array().unwrap() {
-        for e in p["entities"].as_array().unwrap() {
-            let key = e["key"].as_str().unwrap();
+        for k in p["keys"].as_array().unwrap() {
+            let key = k.as_str().unwrap();
             assert!(p["code"] != "ALN001" || !failed.contains(&key), "{key} both failed and passed");
             // Nothing passes that a rule could not evaluate.
             assert!(
@@ -161,7 +159,7 @@ fn json_lists_what_each_rule_judged_and_passed() {
     assert!(!h63["passed"].as_array().unwrap().iter().any(|p| p["code"] == "ALN002"));
     // The summary counts every pass.
     let total: usize =
-        h63["passed"].as_array().unwrap().iter().map(|p| p["entities"].as_array().unwrap().len()).sum();
+        h63["passed"].as_array().unwrap().iter().map(|p| p["keys"].as_array().unwrap().len()).sum();
     assert_eq!(sector63["summary"]["passed"], total);
     assert!(total > 0);
 }

@@ -135,7 +135,12 @@ impl std::error::Error for ReadError {}
 /// At most `cap_bytes` of `r`; more is [`ReadError::TooLarge`], found by reading one byte past
 /// the cap rather than trusting a size (`/dev/zero`, pipes and files in /proc have none).
 pub fn read_bounded(r: impl Read, cap_bytes: u64) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
+    read_into(r, cap_bytes, Vec::new())
+}
+
+/// [`read_bounded`] into `bytes`: given room for a regular file's stated size, the read does not
+/// grow the buffer a dozen times over (measured: 1.4 % of a fleet check's instructions).
+fn read_into(r: impl Read, cap_bytes: u64, mut bytes: Vec<u8>) -> Result<Vec<u8>, ReadError> {
     r.take(cap_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > cap_bytes {
         return Err(ReadError::TooLarge { size_bytes: None, cap_bytes });
@@ -156,7 +161,9 @@ pub fn read_regular(path: &Path, cap_bytes: u64) -> Result<Vec<u8>, ReadError> {
     if meta.len() > cap_bytes {
         return Err(ReadError::TooLarge { size_bytes: Some(meta.len()), cap_bytes });
     }
-    read_bounded(file, cap_bytes)
+    // Within the cap, so the allocation is bounded whatever the size claims.
+    let stated = usize::try_from(meta.len()).unwrap_or(0);
+    read_into(file, cap_bytes, Vec::with_capacity(stated))
 }
 
 #[cfg(test)]

@@ -307,9 +307,8 @@ fn json_report_has_every_field() {
     let passed = sql01["passed"].as_array().unwrap();
     assert_eq!(passed.len(), 1);
     assert_eq!(passed[0]["code"], "TST001");
-    assert_eq!(passed[0]["entities"][0]["key"], "sql01/disk:disk1/partition:2");
-    assert_eq!(passed[0]["entities"][0]["kind"], "partition");
-    assert_eq!(doc["summary"]["passed"], passed[0]["entities"].as_array().unwrap().len());
+    assert_eq!(passed[0]["keys"], serde_json::json!(["sql01/disk:disk1/partition:2"]));
+    assert_eq!(doc["summary"]["passed"], passed[0]["keys"].as_array().unwrap().len());
     let rules = doc["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 2);
     assert_eq!(rules[0]["code"], "TST001");

@@ -103,6 +103,8 @@ mod tests {
             message: format!("{code} on {entity}"),
             measured: Some("m".into()),
             expected: Some(expected.into()),
+            measured_quantity: None,
+            expected_quantity: None,
             entity: EntityRef { key: entity.into(), label: entity.into(), origins: vec![] },
             field: None,
             fix: fix.into(),
