@@ -8,7 +8,7 @@
 //! plugin host cannot depend on the library, and core does no I/O.
 
 use std::fmt;
-use std::fs::{self, File, Metadata};
+use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -18,7 +18,7 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
     }
     #[cfg(not(unix))]
     File::open(path)
@@ -174,7 +174,7 @@ mod tests {
     fn a_regular_file_is_read_up_to_its_cap_and_refused_past_it() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
-        fs::write(&p, b"12345").unwrap();
+        std::fs::write(&p, b"12345").unwrap();
         assert_eq!(read_regular(&p, 5).unwrap(), b"12345");
         match read_regular(&p, 4) {
             Err(ReadError::TooLarge { size_bytes: Some(5), cap_bytes: 4 }) => {}
