@@ -27,6 +27,7 @@ use spindle_report::text::{TextOptions, TextWriter};
 use spindle_report::{
     HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
 };
+use spindle_report::{github::GithubWriter, gitlab::GitlabWriter, junit::JunitWriter};
 
 use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
@@ -313,6 +314,9 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             Format::Concise => Box::new(ConciseWriter::new(w)),
             Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
             Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
+            Format::Junit => Box::new(JunitWriter::new(w)),
+            Format::Gitlab => Box::new(GitlabWriter::new(w)),
+            Format::Github => Box::new(GithubWriter::new(w)),
         };
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;

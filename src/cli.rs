@@ -190,7 +190,8 @@ pub struct CheckArgs {
     pub selection: SelectionArgs,
     /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
     /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
-    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0).
+    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); for CI: `junit` (a test per rule and
+    /// host), `gitlab` (GitLab Code Quality), `github` (GitHub Actions annotations).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
@@ -255,6 +256,9 @@ pub enum Format {
     Concise,
     Json,
     Sarif,
+    Junit,
+    Gitlab,
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -372,6 +376,9 @@ impl From<CheckArgs> for CheckOptions {
                 Format::Concise => LibFormat::Concise,
                 Format::Json => LibFormat::Json,
                 Format::Sarif => LibFormat::Sarif,
+                Format::Junit => LibFormat::Junit,
+                Format::Gitlab => LibFormat::Gitlab,
+                Format::Github => LibFormat::Github,
             },
             output: a.output,
             fail_on: match a.fail_on {

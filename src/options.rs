@@ -109,6 +109,10 @@ pub enum Format {
     Concise,
     Json,
     Sarif,
+    /// CI formats: JUnit XML, GitLab Code Quality, GitHub Actions workflow commands.
+    Junit,
+    Gitlab,
+    Github,
 }
 
 /// The lowest severity of an unwaived finding that fails the run.

@@ -5,9 +5,13 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+mod ci;
 pub mod concise;
 mod emit;
+pub mod github;
+pub mod gitlab;
 pub mod json;
+pub mod junit;
 pub mod provenance;
 pub mod sarif;
 pub mod snippet;
