@@ -4,14 +4,18 @@
 # - the partitioning and formatting tools the image and Linux-collector tests build disks with;
 # - loop devices and mounting (losetup, partx, mount) for the Linux collector's loop test;
 # - script (a terminal for the password-prompt test);
-# - mingw, the linker the Windows collector is cross-built with.
+# - mingw, the linker the Windows collector is cross-built with;
+# - the real consumers the CI-format tests read reports with (tests/ci_formats.rs): xmllint
+#   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
+#   in CI and without sudo on a laptop).
 set -euo pipefail
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
-    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64)
+    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64
+    xmllint:libxml2-utils)
 
 missing=()
 for t in "${tools[@]}"; do
@@ -20,6 +24,11 @@ for t in "${tools[@]}"; do
         [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
     fi
 done
+if ! python3 -c 'import junitparser' >/dev/null 2>&1; then
+    echo "install-test-tools: installing junitparser (pip --user)"
+    python3 -m pip install --user --quiet --disable-pip-version-check junitparser 2>/dev/null \
+        || python3 -m pip install --user --quiet --disable-pip-version-check --break-system-packages junitparser
+fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -151,3 +151,10 @@ pub(crate) fn not_evaluated_text(host: &str, n: &NotEvaluated, count: usize) -> 
 pub(crate) fn not_evaluated_place(view: &HostView, n: &NotEvaluated) -> Place {
     locate_not_evaluated(view, n).map_or_else(|| Place::fallback(view, None), |l| Place::from_location(&l))
 }
+
+/// Why spindle could not judge the host, escaped, the reasons joined by `; `; `None` when it
+/// could.
+pub(crate) fn not_judged(report: &HostReport) -> Option<String> {
+    (!report.not_judged.is_empty())
+        .then(|| report.not_judged.iter().map(|w| untrusted::message(w)).collect::<Vec<_>>().join("; "))
+}

@@ -22,7 +22,9 @@ use spindle_core::finding::{Finding, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
-use crate::ci::{Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, values};
+use crate::ci::{
+    Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
+};
 use crate::text::run_summary;
 use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
@@ -109,8 +111,8 @@ impl Render for GithubRender {
         let mut out = Rendered::new();
         out.part(Part::Host, |buf| {
             let file = Place::fallback(view, None);
-            for why in &report.not_judged {
-                let message = format!("spindle could not judge {host}: {}", untrusted::message(why));
+            if let Some(why) = not_judged(report) {
+                let message = format!("spindle could not judge {host}: {why}");
                 command(buf, "error", Some(&file), "spindle: host not judged", &message)?;
             }
             for e in &report.errors {

@@ -17,7 +17,9 @@ use spindle_core::finding::{Finding, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
-use crate::ci::{Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, values};
+use crate::ci::{
+    Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
+};
 use crate::emit::Emit;
 use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, fingerprint, fnv1a64};
 
@@ -103,16 +105,18 @@ impl Render for GitlabRender {
         let host = report.host.as_str();
         let shown = untrusted::name(host);
         let mut issues = vec![];
-        for why in &report.not_judged {
+        if let Some(why) = not_judged(report) {
             issues.push(Issue {
                 check_name: "spindle/host-not-judged",
-                description: format!("spindle could not judge {shown}: {}", untrusted::message(why)),
-                fingerprint: fingerprint_of(&["host-not-judged", host, why]),
+                description: format!("spindle could not judge {shown}: {why}"),
+                fingerprint: fingerprint_of(&["host-not-judged", host]),
                 severity: "blocker",
                 place: Place::fallback(view, None),
             });
         }
-        for e in &report.errors {
+        for (i, e) in report.errors.iter().enumerate() {
+            // A rule failing twice on a host is two issues: the second fingerprinted apart.
+            let repeat = report.errors[..i].iter().filter(|x| x.code == e.code).count();
             issues.push(Issue {
                 check_name: "spindle/rule-error",
                 description: format!(
@@ -120,7 +124,7 @@ impl Render for GitlabRender {
                     untrusted::name(&e.code),
                     untrusted::message(&e.message)
                 ),
-                fingerprint: fingerprint_of(&["rule-error", host, &e.code]),
+                fingerprint: fingerprint_of(&["rule-error", host, &e.code, &repeat.to_string()]),
                 severity: "blocker",
                 place: Place::fallback(view, None),
             });

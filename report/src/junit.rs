@@ -25,7 +25,7 @@ use spindle_core::finding::{Finding, NotEvaluated, RuleError, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
-use crate::ci::{Place, finding_lines, repo_path, xml_chars};
+use crate::ci::{Place, finding_lines, not_judged, repo_path, xml_chars};
 use crate::text::run_summary;
 use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, locate_not_evaluated};
 
@@ -184,6 +184,9 @@ impl JunitRender {
                 plural(not_applicable, "entity", "entities")
             ));
         }
+        if out.is_empty() && matches!(status, TestCaseStatus::Success { .. }) {
+            out.push("no findings; the rule reported no entity it judged on this host".to_string());
+        }
         let mut case = TestCase::new(format!("{} {}", untrusted::name(code), untrusted::name(name)), status);
         case.set_classname(host);
         if !out.is_empty() {
@@ -197,19 +200,14 @@ impl Render for JunitRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let host = untrusted::name(&report.host);
         let mut suite = TestSuite::new(host.as_ref());
-        if !report.not_judged.is_empty() {
-            let why = report.not_judged.join("; ");
+        if let Some(why) = not_judged(report) {
             let files: Vec<String> = view.docs.iter().map(|d| repo_path(&d.path)).collect();
             suite.add_test_case(error_case(
                 "host judged",
                 &host,
                 "host-not-judged",
                 &format!("spindle could not judge this host: {why}"),
-                format!(
-                    "{}\nsnapshot files: {}",
-                    untrusted::message(&why),
-                    untrusted::escape_for_terminal(&files.join(", "))
-                ),
+                format!("{why}\nsnapshot files: {}", untrusted::escape_for_terminal(&files.join(", "))),
             ));
         }
         for (code, name) in &self.rules {
