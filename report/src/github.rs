@@ -171,3 +171,27 @@ impl ReportWriter for GithubWriter<'_> {
         self.w.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_as_githubs_toolkit_does() {
+        assert_eq!(escape_data("50 % of a\r\nb: c, d"), "50 %25 of a%0D%0Ab: c, d");
+        assert_eq!(escape_property("C:\\a,b%\n"), "C%3A\\a%2Cb%25%0A");
+        // `%` first: an escape in the data is not taken for one of spindle's.
+        assert_eq!(escape_data("%0A"), "%250A");
+    }
+
+    #[test]
+    fn a_command_is_one_line_whatever_the_data() {
+        let place = Place { path: "a,b:c\n.json".into(), line: 3, column: 4, end: Some((3, 9)) };
+        let mut out = vec![];
+        command(&mut out, "warning", Some(&place), "X1 t:i,t", "one\ntwo::three").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "::warning file=a%2Cb%3Ac\\n.json,line=3,col=4,endLine=3,endColumn=9,title=X1 t%3Ai%2Ct::one%0Atwo::three\n"
+        );
+    }
+}
