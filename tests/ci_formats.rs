@@ -224,3 +224,50 @@ fn exit_statuses_do_not_depend_on_the_format() {
         assert_eq!(out.status.code(), Some(0), "{format}");
     }
 }
+
+/// What a log or a web page must not be sent from the data.
+fn control(c: char) -> bool {
+    (c < ' ' && c != '\n') || ('\u{7f}'..='\u{9f}').contains(&c) || matches!(c, '\u{202a}'..='\u{202e}')
+}
+
+#[test]
+fn hostile_host_and_file_names_end_to_end() {
+    // A host and its file named with markup, the formats' separators, a line break, a terminal
+    // escape, controls and a bidirectional override.
+    let mut snapshot: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("examples/win2003-sector63/erp-sql1.json")).unwrap(),
+    )
+    .unwrap();
+    snapshot["host"]["name"] = "sql|01<x>&y::error title=z::w\n\u{1b}[2J\u{7}\u{202e}".into();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("snap|<b>&c::d\nline\u{1b}[31m\u{1}.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&snapshot).unwrap()).unwrap();
+    let args = [dir.path().to_str().unwrap(), "--fail-on", "never"];
+
+    junit_agrees_with_json(&args, 0);
+    let xml = report("junit", &args, 0);
+    assert!(!xml.contains("<x>") && !xml.contains("<b>"), "{xml}");
+
+    let issues: Value = serde_json::from_str(&report("gitlab", &args, 0)).unwrap();
+    for i in issues.as_array().unwrap() {
+        // The path as it is, for GitLab to find the file; what is shown, escaped.
+        assert_eq!(i["location"]["path"], file.to_str().unwrap());
+        assert!(!i["description"].as_str().unwrap().chars().any(|c| control(c) || c == '\n'), "{i}");
+    }
+
+    let out = report("github", &args, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    let (last, commands) = lines.split_last().unwrap();
+    assert!(last.starts_with("spindle: 1 host checked: "), "{last}");
+    assert!(!commands.is_empty());
+    for line in commands {
+        assert!(!line.chars().any(control), "{line:?}");
+        let (head, _message) = line.split_once("::").map(|(_, r)| r.split_once("::").unwrap()).unwrap();
+        // Properties: `file`, `line`, …, `title`, each value free of the separators.
+        for prop in head.split_once(' ').unwrap().1.split(',') {
+            let (k, v) = prop.split_once('=').unwrap_or_else(|| panic!("{prop:?} in {line:?}"));
+            assert!(["file", "line", "col", "endLine", "endColumn", "title"].contains(&k), "{line:?}");
+            assert!(!v.contains(':') && !v.contains(','), "{line:?}");
+        }
+    }
+}
