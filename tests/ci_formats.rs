@@ -271,3 +271,31 @@ fn hostile_host_and_file_names_end_to_end() {
         }
     }
 }
+
+#[test]
+fn a_ci_report_written_among_the_snapshots_is_named_as_one() {
+    for (name, format, kind) in
+        [("spindle.xml", "junit", "a JUnit report"), ("gl.json", "gitlab", "a GitLab Code Quality report")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            root().join("examples/win2003-sector63/erp-sql1.json"),
+            dir.path().join("erp-sql1.json"),
+        )
+        .unwrap();
+        let out = dir.path().join(name);
+        let dir_arg = dir.path().to_str().unwrap();
+        report(format, &[dir_arg, "--fail-on", "never", "-o", out.to_str().unwrap()], 0);
+        let o = spindle(&[dir_arg]);
+        assert_eq!(o.status.code(), Some(2));
+        // Without miette's frame and wrapping.
+        let squashed = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '│').collect::<String>();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            squashed(&err).contains(&squashed(&format!(
+                "{name}: not a snapshot: looks like a report spindle wrote ({kind})"
+            ))),
+            "{err}"
+        );
+    }
+}
