@@ -1,5 +1,7 @@
 //! Report writers: the run-level model (rules, per-host reports, summary) and the streaming
 //! writers for the JSON report ([`json`]) and SARIF 2.1.0 ([`sarif`]).
+//! For CI systems: JUnit XML ([`junit`]), GitLab Code Quality ([`gitlab`]) and GitHub Actions
+//! workflow commands ([`github`]).
 //!
 //! A writer is driven as `begin(rules)`, then `host(view, report)` once per host as each is
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
