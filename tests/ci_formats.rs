@@ -42,19 +42,26 @@ const ACME: [&str; 5] =
 /// A host with no SQL Server facts in a run that requires them: spindle cannot judge it.
 const NOT_JUDGED: [&str; 5] = ["examples/linux-xfs-md/host.json", "--require", "sql", "--fail-on", "never"];
 
-/// A server that refuses the connection (port 1 of the loopback) beside an example.
-const UNREACHABLE: [&str; 10] = [
-    "examples/win2003-aligned",
-    "--server",
-    "127.0.0.1,1",
-    "--user",
-    "sa",
-    "--encrypt",
-    "off",
-    "--fail-on",
-    "never",
-    "--concurrency=1",
-];
+/// A server that refuses the connection (a loopback port just let go) beside an example.
+fn unreachable() -> (String, Vec<String>) {
+    let server = spindle_test_support::mock_sql::Peers::new().refusing();
+    let args = [
+        "examples/win2003-aligned",
+        "--server",
+        &server,
+        "--user",
+        "sa",
+        "--encrypt",
+        "off",
+        "--fail-on",
+        "never",
+    ];
+    (server.clone(), args.map(String::from).to_vec())
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
 
 #[test]
 fn reports_of_the_examples() {
@@ -113,7 +120,9 @@ fn junit_of_every_example_reads_in_junitparser_as_the_json_report_says() {
 
 #[test]
 fn junit_of_an_incomplete_run_has_errors_junitparser_sees() {
-    for (args, status) in [(&NOT_JUDGED[..], 2), (&UNREACHABLE[..], 2)] {
+    let (server, unreachable) = unreachable();
+    let unreachable = strs(&unreachable);
+    for (args, status) in [(&NOT_JUDGED[..], 2), (&unreachable[..], 2)] {
         if let Some(counts) = junit_agrees_with_json(args, status) {
             // The host not judged, or the server not collected; the run's own case.
             assert!(counts["error"].as_u64() >= Some(1), "{counts}");
@@ -121,9 +130,11 @@ fn junit_of_an_incomplete_run_has_errors_junitparser_sees() {
         let xml = report("junit", args, status);
         assert!(xml.contains(r#"<error message="the run is incomplete: "#), "{xml}");
     }
-    let xml = report("junit", &UNREACHABLE, 2);
+    let xml = report("junit", &unreachable, 2);
     assert!(
-        xml.contains(r#"<testsuite name="127.0.0.1,1" tests="1" skipped="0" errors="1" failures="0">"#),
+        xml.contains(&format!(
+            r#"<testsuite name="{server}" tests="1" skipped="0" errors="1" failures="0">"#
+        )),
         "{xml}"
     );
 }
@@ -174,7 +185,9 @@ fn gitlab_fingerprints_are_those_of_the_json_report_and_survive_a_moved_snapshot
 
 #[test]
 fn gitlab_and_github_show_an_incomplete_run_as_blockers_and_errors() {
-    for args in [&NOT_JUDGED[..], &UNREACHABLE[..]] {
+    let (server, unreachable) = unreachable();
+    let unreachable = strs(&unreachable);
+    for args in [&NOT_JUDGED[..], &unreachable[..]] {
         let issues = gitlab(args, 2);
         assert!(
             issues.iter().any(|i| i["severity"] == "blocker"
@@ -186,9 +199,11 @@ fn gitlab_and_github_show_an_incomplete_run_as_blockers_and_errors() {
         assert!(out.lines().any(|l| l.starts_with("::error title=spindle%3A run incomplete::")), "{out}");
         assert!(out.lines().last().unwrap().ends_with("the run is incomplete"), "{out}");
     }
-    let out = report("github", &UNREACHABLE, 2);
+    let out = report("github", &unreachable, 2);
     assert!(
-        out.contains("::error title=spindle%3A server not collected::no facts collected from 127.0.0.1,1: "),
+        out.contains(&format!(
+            "::error title=spindle%3A server not collected::no facts collected from {server}: "
+        )),
         "{out}"
     );
 }
