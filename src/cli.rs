@@ -190,7 +190,8 @@ pub struct CheckArgs {
     pub selection: SelectionArgs,
     /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
     /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
-    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0).
+    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); `markdown`: a checklist per host for a
+    /// change ticket; `html`: one self-contained page with partition alignment diagrams.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
@@ -255,6 +256,8 @@ pub enum Format {
     Concise,
     Json,
     Sarif,
+    Markdown,
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -372,6 +375,8 @@ impl From<CheckArgs> for CheckOptions {
                 Format::Concise => LibFormat::Concise,
                 Format::Json => LibFormat::Json,
                 Format::Sarif => LibFormat::Sarif,
+                Format::Markdown => LibFormat::Markdown,
+                Format::Html => LibFormat::Html,
             },
             output: a.output,
             fail_on: match a.fail_on {

@@ -5,9 +5,13 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+mod checklist;
 pub mod concise;
 mod emit;
+mod fix;
+pub mod html;
 pub mod json;
+pub mod markdown;
 pub mod provenance;
 pub mod sarif;
 pub mod snippet;

@@ -11,7 +11,7 @@
 //! name of megabytes is not echoed whole (the JSON and SARIF reports keep them whole, as data).
 
 pub(crate) mod groups;
-mod header;
+pub(crate) mod header;
 mod wrap;
 
 use std::fmt;
