@@ -15,6 +15,9 @@ use spindle_core::{units, untrusted};
 
 use crate::RuleInfo;
 
+pub(crate) mod body;
+pub(crate) use body::Markup;
+
 /// What a rule did on a host, the most serious first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum State {
@@ -84,16 +87,13 @@ pub(crate) struct Row<'a> {
     pub errors: Vec<&'a RuleError>,
 }
 
-/// The checklist of a host: a row for every rule of the run, in the run's order, then a row for
-/// any code the host's report has that the rule list lacks (so nothing reported is dropped).
-pub(crate) fn rows<'a>(rules: &'a [RuleInfo], report: &'a HostReport) -> Vec<Row<'a>> {
-    let mut out: Vec<Row<'a>> = rules
-        .iter()
-        .map(|r| Row {
-            code: &r.code,
-            name: &r.name,
-            severity: Some(r.severity),
-            summary: &r.summary,
+impl<'a> Row<'a> {
+    fn new(code: &'a str, name: &'a str, severity: Option<Severity>, summary: &'a str) -> Self {
+        Row {
+            code,
+            name,
+            severity,
+            summary,
             state: State::NoFindings,
             failed: vec![],
             waived: vec![],
@@ -101,26 +101,21 @@ pub(crate) fn rows<'a>(rules: &'a [RuleInfo], report: &'a HostReport) -> Vec<Row
             not_evaluated: vec![],
             not_applicable: vec![],
             errors: vec![],
-        })
-        .collect();
+        }
+    }
+}
+
+/// The checklist of a host: a row for every rule of the run, in the run's order, then a row for
+/// any code the host's report has that the rule list lacks (so nothing reported is dropped).
+pub(crate) fn rows<'a>(rules: &'a [RuleInfo], report: &'a HostReport) -> Vec<Row<'a>> {
+    let mut out: Vec<Row<'a>> =
+        rules.iter().map(|r| Row::new(&r.code, &r.name, Some(r.severity), &r.summary)).collect();
     // Rules are few (tens); a host's entries are many. An index keeps this linear.
     let mut index: std::collections::HashMap<&str, usize> =
         out.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut row = |code: &'a str, name: &'a str| -> usize {
         *index.entry(code).or_insert_with(|| {
-            out.push(Row {
-                code,
-                name,
-                severity: None,
-                summary: "",
-                state: State::NoFindings,
-                failed: vec![],
-                waived: vec![],
-                passed: None,
-                not_evaluated: vec![],
-                not_applicable: vec![],
-                errors: vec![],
-            });
+            out.push(Row::new(code, name, None, ""));
             out.len() - 1
         })
     };
@@ -268,17 +263,6 @@ pub(crate) fn short_label<'a>(label: &'a str, host: &str) -> &'a str {
 
 /// How many of the items a cell lists by name; the rest are counted.
 pub(crate) const LISTED: usize = 6;
-
-/// How a format marks up the pieces of a checklist cell. Every string given is already escaped
-/// by `spindle_core::untrusted`; the format escapes it again by its own rules.
-pub(crate) trait Markup {
-    /// A name: a code, an entity's label, a fact.
-    fn name(&self, escaped: &str) -> String;
-    /// Prose: a message, a reason, a value.
-    fn prose(&self, escaped: &str) -> String;
-    /// Spindle's own words, emphasised.
-    fn strong(&self, s: &str) -> String;
-}
 
 /// `C:\`, `D:\`, … and 3 more: at most [`LISTED`] names, the rest counted.
 fn listed<'a>(labels: impl ExactSizeIterator<Item = &'a str>, host: &str, m: &dyn Markup) -> String {

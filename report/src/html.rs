@@ -18,14 +18,12 @@ use std::sync::Arc;
 
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{Finding, Severity};
+use spindle_core::fnv::fnv1a64;
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
-use spindle_core::{fnv::fnv1a64, units};
 
-use crate::checklist::{self, Markup, Verdict, short_label};
-use crate::fix::{self, Block, Inline};
-use crate::text::groups::groups;
-use crate::text::{header, location_text, run_summary};
+use crate::checklist::{Markup, State, Verdict, body};
+use crate::text::run_summary;
 use crate::{HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 const STYLE: &str = include_str!("html/style.css");
@@ -65,6 +63,60 @@ impl Markup for Html {
     }
     fn strong(&self, s: &str) -> String {
         format!("<strong>{s}</strong>")
+    }
+    fn state(&self, state: State) -> String {
+        format!("<span class=\"{}\">{}</span>", state.class(), state.label())
+    }
+    fn severity(&self, s: Severity) -> String {
+        let class = if s == Severity::Error { "bad" } else { "warn" };
+        format!("<span class=\"{class}\">{s}</span>")
+    }
+    fn heading(&self, out: &mut Vec<u8>, level: u8, inline: &str) -> io::Result<()> {
+        writeln!(out, "<h{level}>{inline}</h{level}>")
+    }
+    fn paragraph(&self, out: &mut Vec<u8>, inline: &str) -> io::Result<()> {
+        writeln!(out, "<p>{inline}</p>")
+    }
+    fn banner(&self, out: &mut Vec<u8>, inline: &str) -> io::Result<()> {
+        writeln!(out, "<p class=\"banner\">{inline}</p>")
+    }
+    fn lines(&self, out: &mut Vec<u8>, lines: &[String]) -> io::Result<()> {
+        writeln!(out, "<p>{}</p>", lines.join("<br>"))
+    }
+    fn code_block(&self, out: &mut Vec<u8>, lang: &str, escaped: &str) -> io::Result<()> {
+        let lang: String = lang.chars().filter(|c| c.is_ascii_alphanumeric()).take(20).collect();
+        writeln!(out, "<pre data-lang=\"{lang}\"><code>{}</code></pre>", esc(escaped))
+    }
+    fn table(&self, out: &mut Vec<u8>, heads: &[&str]) -> io::Result<()> {
+        if heads.iter().all(|h| h.is_empty()) {
+            return writeln!(out, "<table class=\"header\"><tbody>");
+        }
+        let class =
+            if heads.first() == Some(&"Rule") && heads.len() == 4 { " class=\"checklist\"" } else { "" };
+        let heads: String = heads.iter().map(|h| format!("<th>{h}</th>")).collect();
+        writeln!(out, "<table{class}><thead><tr>{heads}</tr></thead><tbody>")
+    }
+    fn row(&self, out: &mut Vec<u8>, cells: &[String]) -> io::Result<()> {
+        let cells: String = cells.iter().map(|c| format!("<td>{c}</td>")).collect();
+        writeln!(out, "<tr>{cells}</tr>")
+    }
+    fn table_end(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        writeln!(out, "</tbody></table>")
+    }
+    fn list(&self, out: &mut Vec<u8>, _depth: usize) -> io::Result<()> {
+        writeln!(out, "<ul>")
+    }
+    fn item(&self, out: &mut Vec<u8>, _depth: usize, inline: &str) -> io::Result<()> {
+        write!(out, "<li>{inline}")
+    }
+    fn item_code(&self, out: &mut Vec<u8>, _depth: usize, escaped: &str) -> io::Result<()> {
+        write!(out, "<pre><code>{}</code></pre>", esc(escaped))
+    }
+    fn item_end(&self, out: &mut Vec<u8>, _depth: usize) -> io::Result<()> {
+        writeln!(out, "</li>")
+    }
+    fn list_end(&self, out: &mut Vec<u8>, _depth: usize) -> io::Result<()> {
+        writeln!(out, "</ul>")
     }
 }
 
@@ -132,34 +184,6 @@ fn anchor(host: &str) -> String {
     format!("host-{:016x}", fnv1a64(host.as_bytes()))
 }
 
-/// A line of prose with its inline code kept as code.
-fn inline(pieces: &[Inline<'_>]) -> String {
-    pieces
-        .iter()
-        .map(|piece| match piece {
-            Inline::Text(t) => esc(t),
-            Inline::Code(c) => format!("<code>{}</code>", esc(c)),
-        })
-        .collect()
-}
-
-fn write_fix(out: &mut Vec<u8>, raw: &str) -> io::Result<()> {
-    let escaped = fix::escaped(raw);
-    for block in fix::blocks(&escaped) {
-        match block {
-            Block::Prose(lines) => {
-                let lines: Vec<String> = lines.iter().map(|line| inline(line)).collect();
-                writeln!(out, "<p>{}</p>", lines.join("<br>"))?;
-            }
-            Block::Code { lang, text } => {
-                let lang: String = lang.chars().filter(|c| c.is_ascii_alphanumeric()).take(20).collect();
-                writeln!(out, "<pre data-lang=\"{lang}\"><code>{}</code></pre>", esc(&text))?;
-            }
-        }
-    }
-    Ok(())
-}
-
 impl HtmlRender {
     fn write_host(
         &self,
@@ -193,184 +217,12 @@ impl HtmlRender {
             name(host),
             verdict.label()
         )?;
-        for why in &report.not_judged {
-            writeln!(
-                out,
-                "<p class=\"banner\"><strong>✗ spindle could not judge this host:</strong> {}</p>",
-                message(why)
-            )?;
-        }
-        for e in &report.errors {
-            writeln!(
-                out,
-                "<p class=\"banner\"><strong>✗ <code>{}</code> failed, so this host is not fully checked:</strong> {}</p>",
-                name(&e.code),
-                message(&e.message)
-            )?;
-        }
-        writeln!(out, "<table class=\"header\">")?;
-        for (key, value) in header::fields(view, context) {
-            writeln!(out, "<tr><th>{key}</th><td>{}</td></tr>", esc(&value))?;
-        }
-        writeln!(
-            out,
-            "<tr><th>counts</th><td>{} errors, {} warnings, {} notes · {} waived · {} not evaluated · {} not applicable</td></tr></table>",
-            s.errors, s.warnings, s.notes, s.waived, s.not_evaluated, s.not_applicable
-        )?;
-
-        // The picture before the tables: what a manager looks at first.
-        diagram::write_diagrams(out, view, host)?;
-        writeln!(
-            out,
-            "<h3>Checklist</h3>\n<table class=\"checklist\"><thead><tr><th>Rule</th><th>Severity</th><th>State</th><th>Details</th></tr></thead><tbody>"
-        )?;
-        for r in checklist::rows(&self.rules, report) {
-            writeln!(
-                out,
-                "<tr><td><code>{}</code> {}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
-                name(r.code),
-                name(r.name),
-                r.severity.map_or("", |s| s.as_str()),
-                r.state.class(),
-                r.state.label(),
-                checklist::details(&r, host, &Html)
-            )?;
-        }
-        writeln!(out, "</tbody></table>")?;
-        self.write_findings(out, view, report)?;
-        write_waived(out, view, report)?;
-        write_not_evaluated(out, report)?;
+        body::write(&Html, out, &self.rules, view, report, context, |out| {
+            // The picture before the tables: what a manager looks at first.
+            diagram::write_diagrams(out, view, host)
+        })?;
         writeln!(out, "</section>\n</div>")
     }
-
-    fn write_findings(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-        let groups = groups(&report.findings);
-        if groups.is_empty() {
-            return Ok(());
-        }
-        writeln!(out, "<h3>Findings</h3>")?;
-        let host = &report.host;
-        let label = |f: &Finding| {
-            format!("<code>{}</code>", esc(&untrusted::label(short_label(&f.entity.label, host))))
-        };
-        for g in &groups {
-            let class = if g.severity == Severity::Error { "bad" } else { "warn" };
-            writeln!(
-                out,
-                "<h4><span class=\"{class}\">{}</span> <code>{}</code> {} · {}</h4>",
-                g.severity,
-                name(g.code),
-                name(g.rule),
-                units::plural(g.findings.len(), "finding")
-            )?;
-            let one = g.one_message();
-            if one {
-                writeln!(out, "<p>{}</p>", message(&g.findings[0].message))?;
-            }
-            if let Some(e) = g.expected {
-                writeln!(out, "<p><strong>Expected:</strong> {}</p>", message(e))?;
-            }
-            let extra = if one { "" } else { "<th>Message</th>" };
-            writeln!(
-                out,
-                "<table><thead><tr><th>Entity</th><th>Measured</th>{extra}<th>Where</th></tr></thead><tbody>"
-            )?;
-            for f in &g.findings {
-                let mut entity = label(f);
-                if let Some(w) = f.waiver.as_ref().filter(|w| w.expired) {
-                    entity.push_str(&format!(
-                        " (waiver expired on {})",
-                        w.expires.as_deref().map_or("?".to_string(), message)
-                    ));
-                }
-                let measured = f.measured.as_deref().map_or("—".to_string(), message);
-                let msg = if one { String::new() } else { format!("<td>{}</td>", message(&f.message)) };
-                writeln!(
-                    out,
-                    "<tr><td>{entity}</td><td>{measured}</td>{msg}<td><code>{}</code></td></tr>",
-                    esc(&location_text(view, f))
-                )?;
-            }
-            writeln!(out, "</tbody></table>")?;
-            let fixes = g.fixes();
-            let single = fixes.len() == 1;
-            for (fix, at) in fixes.into_iter().filter(|(fix, _)| !fix.trim().is_empty()) {
-                if single {
-                    writeln!(out, "<p><strong>Fix:</strong></p>")?;
-                } else {
-                    let names: Vec<String> = at.iter().map(|&i| label(g.findings[i])).collect();
-                    writeln!(out, "<p><strong>Fix for {}:</strong></p>", names.join(", "))?;
-                }
-                write_fix(out, fix)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn write_waived(out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-    let waived: Vec<&Finding> = report.findings.iter().filter(|f| f.is_waived()).collect();
-    if waived.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "<h3>Waived</h3>\n<table><thead><tr><th>Rule</th><th>Entity</th><th>Measured</th><th>Until</th><th>Reason</th><th>Waiver from</th></tr></thead><tbody>"
-    )?;
-    for f in waived {
-        let w = f.waiver.as_ref().expect("waived");
-        writeln!(
-            out,
-            "<tr><td><code>{}</code> {}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code> ({})</td></tr>",
-            name(&f.code),
-            f.severity,
-            esc(&untrusted::label(short_label(&f.entity.label, &report.host))),
-            f.measured.as_deref().map_or("—".to_string(), message),
-            w.expires.as_deref().map_or("no expiry".to_string(), message),
-            message(&w.reason),
-            name(&w.source),
-            esc(&location_text(view, f))
-        )?;
-    }
-    writeln!(out, "</tbody></table>")
-}
-
-fn write_not_evaluated(out: &mut Vec<u8>, report: &HostReport) -> io::Result<()> {
-    let causes = checklist::causes(&report.not_evaluated);
-    if causes.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "<h3>Not evaluated</h3>\n<p><span class=\"unknown\">{} could not be made</span>: a fact was missing. Never a pass.</p>\n<ul>",
-        units::plural(report.not_evaluated.len(), "check")
-    )?;
-    for c in causes {
-        let mut codes: Vec<String> =
-            c.codes.iter().take(checklist::LISTED).map(|c| format!("<code>{}</code>", name(c))).collect();
-        if c.codes.len() > checklist::LISTED {
-            codes.push(format!("{} more", c.codes.len() - checklist::LISTED));
-        }
-        let who = units::plural(c.checks, if c.host_wide { "rule" } else { "check" });
-        let need = if c.checks == 1 { "needs" } else { "need" };
-        write!(out, "<li>{who} ({}) {need} <code>{}</code>", codes.join(", "), name(c.missing))?;
-        if c.reasons.is_empty() {
-            writeln!(out, ": not collected</li>")?;
-            continue;
-        }
-        writeln!(out, ":<ul>")?;
-        for r in c.reasons {
-            let r = untrusted::message_keeping_lines(r);
-            let (first, rest) = r.split_once('\n').unwrap_or((&r, ""));
-            write!(out, "<li>{}", inline(&fix::inlines(first)))?;
-            if !rest.trim().is_empty() {
-                write!(out, "<pre><code>{}</code></pre>", esc(rest))?;
-            }
-            writeln!(out, "</li>")?;
-        }
-        writeln!(out, "</ul></li>")?;
-    }
-    writeln!(out, "</ul>")
 }
 
 impl Render for HtmlRender {

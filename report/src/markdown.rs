@@ -16,14 +16,11 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use spindle_core::engine::HostReport;
-use spindle_core::finding::Finding;
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
-use crate::checklist::{self, Markup, Verdict, short_label};
-use crate::fix::{self, Block, Inline};
-use crate::text::groups::groups;
-use crate::text::{header, location_text, run_summary};
+use crate::checklist::{Markup, Verdict, body};
+use crate::text::run_summary;
 use crate::{HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 pub struct MarkdownWriter<'w> {
@@ -89,7 +86,8 @@ fn longest_run(s: &str, c: char) -> usize {
     best
 }
 
-/// A code block whose fence (backticks, three or more) is longer than any backtick run inside.
+/// A code block whose fence (backticks, three or more) is longer than any backtick run inside,
+/// each line indented by `indent` (inside a list item).
 fn code_block(out: &mut Vec<u8>, lang: &str, body: &str, indent: &str) -> io::Result<()> {
     let fence = "`".repeat((longest_run(body, '`') + 1).max(3));
     // The info string is a language's name or nothing: letters, digits, `-`, `+`, `#`.
@@ -102,66 +100,15 @@ fn code_block(out: &mut Vec<u8>, lang: &str, body: &str, indent: &str) -> io::Re
     writeln!(out, "{indent}{fence}")
 }
 
-/// A line of prose with its inline code kept as code.
-fn inline(line: &str) -> String {
-    fix::inlines(line)
-        .iter()
-        .map(|piece| match piece {
-            Inline::Text(t) => text(t),
-            Inline::Code(c) => code(c, false),
-        })
-        .collect()
-}
-
-/// A fix (or any multi-line text a rule wrote) as Markdown: prose escaped with its inline code
-/// kept as code, and its code blocks fenced anew.
-fn write_fix(out: &mut Vec<u8>, raw: &str) -> io::Result<()> {
-    let escaped = fix::escaped(raw);
-    for block in fix::blocks(&escaped) {
-        match block {
-            Block::Prose(lines) => {
-                for (i, line) in lines.iter().enumerate() {
-                    let s: String = line
-                        .iter()
-                        .map(|piece| match piece {
-                            Inline::Text(t) => text(t),
-                            Inline::Code(c) => code(c, false),
-                        })
-                        .collect();
-                    // A line a step (`1.`, `-`) keeps its marker; any other line is joined to
-                    // the paragraph, and a trailing `  ` would make a hard break: none is added.
-                    let sep = if i + 1 < lines.len() { "\n" } else { "" };
-                    write!(out, "{}{sep}", s.trim_start())?;
-                }
-                writeln!(out, "\n")?;
-            }
-            Block::Code { lang, text } => {
-                code_block(out, lang, &text, "")?;
-                writeln!(out)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn cell_code(s: &str) -> String {
-    code(&untrusted::name(s), true)
-}
-
-fn cell_text(s: &str) -> String {
-    text(&untrusted::message(s))
-}
-
-fn label(f: &Finding, host: &str) -> String {
-    code(&untrusted::label(short_label(&f.entity.label, host)), true)
-}
-
-/// Markdown for the parts of a checklist cell.
-pub(crate) struct Md;
+/// Markdown as GitHub and GitLab render it.
+struct Md;
 
 impl Markup for Md {
     fn name(&self, escaped: &str) -> String {
         code(escaped, true)
+    }
+    fn name_inline(&self, escaped: &str) -> String {
+        code(escaped, false)
     }
     fn prose(&self, escaped: &str) -> String {
         text(escaped)
@@ -169,10 +116,51 @@ impl Markup for Md {
     fn strong(&self, s: &str) -> String {
         format!("**{s}**")
     }
-}
-
-fn untrusted_plural(n: usize, word: &str) -> String {
-    spindle_core::units::plural(n, word)
+    fn heading(&self, out: &mut Vec<u8>, level: u8, inline: &str) -> io::Result<()> {
+        writeln!(out, "{} {inline}\n", "#".repeat(usize::from(level)))
+    }
+    fn paragraph(&self, out: &mut Vec<u8>, inline: &str) -> io::Result<()> {
+        writeln!(out, "{inline}\n")
+    }
+    fn banner(&self, out: &mut Vec<u8>, inline: &str) -> io::Result<()> {
+        writeln!(out, "> {inline}\n")
+    }
+    fn lines(&self, out: &mut Vec<u8>, lines: &[String]) -> io::Result<()> {
+        // A line that is a step (`1.`, `-`) keeps its marker; any other is joined to the
+        // paragraph by the renderer. No trailing spaces: they would make hard breaks.
+        let lines: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+        writeln!(out, "{}\n", lines.join("\n"))
+    }
+    fn code_block(&self, out: &mut Vec<u8>, lang: &str, escaped: &str) -> io::Result<()> {
+        code_block(out, lang, escaped, "")?;
+        writeln!(out)
+    }
+    fn table(&self, out: &mut Vec<u8>, heads: &[&str]) -> io::Result<()> {
+        writeln!(out, "| {} |", heads.join(" | ").trim())?;
+        writeln!(out, "|{}", "---|".repeat(heads.len()))
+    }
+    fn row(&self, out: &mut Vec<u8>, cells: &[String]) -> io::Result<()> {
+        writeln!(out, "| {} |", cells.join(" | "))
+    }
+    fn table_end(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        writeln!(out)
+    }
+    fn list(&self, _out: &mut Vec<u8>, _depth: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn item(&self, out: &mut Vec<u8>, depth: usize, inline: &str) -> io::Result<()> {
+        writeln!(out, "{}- {inline}", "  ".repeat(depth))
+    }
+    fn item_code(&self, out: &mut Vec<u8>, depth: usize, escaped: &str) -> io::Result<()> {
+        writeln!(out)?;
+        code_block(out, "", escaped, &"  ".repeat(depth + 1))
+    }
+    fn item_end(&self, _out: &mut Vec<u8>, _depth: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn list_end(&self, out: &mut Vec<u8>, depth: usize) -> io::Result<()> {
+        if depth == 0 { writeln!(out) } else { Ok(()) }
+    }
 }
 
 impl MarkdownRender {
@@ -183,171 +171,10 @@ impl MarkdownRender {
         report: &HostReport,
         context: &HostContext<'_>,
     ) -> io::Result<()> {
-        let host = &report.host;
         let verdict = Verdict::of(report);
-        writeln!(out, "## {} — {}\n", code(&untrusted::name(host), false), verdict.label())?;
-        // First: why the absence of findings below proves nothing.
-        for why in &report.not_judged {
-            writeln!(out, "> **✗ spindle could not judge this host:** {}\n", text(&untrusted::message(why)))?;
-        }
-        for e in &report.errors {
-            writeln!(
-                out,
-                "> **✗ {} failed, so this host is not fully checked:** {}\n",
-                code(&untrusted::name(&e.code), false),
-                text(&untrusted::message(&e.message))
-            )?;
-        }
-        writeln!(out, "| | |\n|---|---|")?;
-        for (key, value) in header::fields(view, context) {
-            writeln!(out, "| {key} | {} |", text(&value))?;
-        }
-        let mut s = Summary::default();
-        s.add(report);
-        writeln!(
-            out,
-            "| counts | {} errors, {} warnings, {} notes · {} waived · {} not evaluated · {} not applicable |\n",
-            s.errors, s.warnings, s.notes, s.waived, s.not_evaluated, s.not_applicable
-        )?;
-
-        writeln!(out, "### Checklist\n")?;
-        writeln!(out, "| Rule | Severity | State | Details |\n|---|---|---|---|")?;
-        for r in checklist::rows(&self.rules, report) {
-            let name = if r.name.is_empty() { String::new() } else { format!(" {}", cell_text(r.name)) };
-            writeln!(
-                out,
-                "| {}{name} | {} | {} | {} |",
-                cell_code(r.code),
-                r.severity.map_or("", |s| s.as_str()),
-                r.state.label(),
-                checklist::details(&r, host, &Md)
-            )?;
-        }
-        writeln!(out)?;
-        self.write_findings(out, view, report)?;
-        write_waived(out, view, report)?;
-        write_not_evaluated(out, report)
+        writeln!(out, "## {} — {}\n", code(&untrusted::name(&report.host), false), verdict.label())?;
+        body::write(&Md, out, &self.rules, view, report, context, |_| Ok(()))
     }
-
-    fn write_findings(&self, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-        let groups = groups(&report.findings);
-        if groups.is_empty() {
-            return Ok(());
-        }
-        writeln!(out, "### Findings\n")?;
-        let host = &report.host;
-        for g in &groups {
-            writeln!(
-                out,
-                "#### {} {} {} · {}\n",
-                g.severity,
-                code(&untrusted::name(g.code), false),
-                text(&untrusted::name(g.rule)),
-                untrusted_plural(g.findings.len(), "finding")
-            )?;
-            if g.one_message() {
-                writeln!(out, "{}\n", text(&untrusted::message(&g.findings[0].message)))?;
-            }
-            if let Some(e) = g.expected {
-                writeln!(out, "**Expected:** {}\n", text(&untrusted::message(e)))?;
-            }
-            let with_message = !g.one_message();
-            if with_message {
-                writeln!(out, "| Entity | Measured | Message | Where |\n|---|---|---|---|")?;
-            } else {
-                writeln!(out, "| Entity | Measured | Where |\n|---|---|---|")?;
-            }
-            for f in &g.findings {
-                let measured = f.measured.as_deref().map(cell_text).unwrap_or_else(|| "—".into());
-                let mut entity = label(f, host);
-                if let Some(w) = f.waiver.as_ref().filter(|w| w.expired) {
-                    let until = w.expires.as_deref().map(cell_text).unwrap_or_else(|| "?".into());
-                    entity.push_str(&format!(" (waiver expired on {until})"));
-                }
-                let at = code(&location_text(view, f), true);
-                if with_message {
-                    writeln!(out, "| {entity} | {measured} | {} | {at} |", cell_text(&f.message))?;
-                } else {
-                    writeln!(out, "| {entity} | {measured} | {at} |")?;
-                }
-            }
-            writeln!(out)?;
-            let fixes = g.fixes();
-            let single = fixes.len() == 1;
-            for (fix, at) in fixes.into_iter().filter(|(fix, _)| !fix.trim().is_empty()) {
-                if single {
-                    writeln!(out, "**Fix:**\n")?;
-                } else {
-                    let names: Vec<String> = at.iter().map(|&i| label(g.findings[i], host)).collect();
-                    writeln!(out, "**Fix for {}:**\n", names.join(", "))?;
-                }
-                write_fix(out, fix)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn write_waived(out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-    let waived: Vec<&Finding> = report.findings.iter().filter(|f| f.is_waived()).collect();
-    if waived.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "### Waived\n")?;
-    writeln!(out, "| Rule | Entity | Measured | Until | Reason | Waiver from |\n|---|---|---|---|---|---|")?;
-    for f in waived {
-        let w = f.waiver.as_ref().expect("waived");
-        writeln!(
-            out,
-            "| {} {} | {} | {} | {} | {} | {} |",
-            cell_code(&f.code),
-            f.severity,
-            label(f, &report.host),
-            f.measured.as_deref().map(cell_text).unwrap_or_else(|| "—".into()),
-            w.expires.as_deref().map(cell_text).unwrap_or_else(|| "no expiry".into()),
-            cell_text(&w.reason),
-            code(&format!("{} ({})", untrusted::name(&w.source), location_text(view, f)), true),
-        )?;
-    }
-    writeln!(out)
-}
-
-fn write_not_evaluated(out: &mut Vec<u8>, report: &HostReport) -> io::Result<()> {
-    let causes = checklist::causes(&report.not_evaluated);
-    if causes.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "### Not evaluated\n\n{} could not be made: a fact was missing. Never a pass.\n",
-        untrusted_plural(report.not_evaluated.len(), "check")
-    )?;
-    for c in causes {
-        let mut codes: Vec<String> =
-            c.codes.iter().take(checklist::LISTED).map(|c| code(&untrusted::name(c), false)).collect();
-        if c.codes.len() > checklist::LISTED {
-            codes.push(format!("{} more", c.codes.len() - checklist::LISTED));
-        }
-        let who = untrusted_plural(c.checks, if c.host_wide { "rule" } else { "check" });
-        let need = if c.checks == 1 { "needs" } else { "need" };
-        write!(out, "- {who} ({}) {need} {}", codes.join(", "), code(&untrusted::name(c.missing), false))?;
-        match c.reasons.as_slice() {
-            [] => writeln!(out, ": not collected")?,
-            reasons => {
-                writeln!(out, ":")?;
-                for r in reasons {
-                    let r = untrusted::message_keeping_lines(r);
-                    let (first, rest) = r.split_once('\n').unwrap_or((&r, ""));
-                    writeln!(out, "  - {}", inline(first))?;
-                    if !rest.trim().is_empty() {
-                        writeln!(out)?;
-                        code_block(out, "", rest, "    ")?;
-                    }
-                }
-            }
-        }
-    }
-    writeln!(out)
 }
 
 impl Render for MarkdownRender {
