@@ -4,14 +4,17 @@
 # - the partitioning and formatting tools the image and Linux-collector tests build disks with;
 # - loop devices and mounting (losetup, partx, mount) for the Linux collector's loop test;
 # - script (a terminal for the password-prompt test);
-# - mingw, the linker the Windows collector is cross-built with.
+# - mingw, the linker the Windows collector is cross-built with;
+# - cmark-gfm, the CommonMark + GFM parser GitHub renders Markdown with (the Markdown report's
+#   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page).
 set -euo pipefail
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
-    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64)
+    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64
+    cmark-gfm:cmark-gfm chromium:chromium)
 
 missing=()
 for t in "${tools[@]}"; do
