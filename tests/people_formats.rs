@@ -238,3 +238,31 @@ fn chromium_draws_the_examples() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A run that could not judge its host (`--require sql` on host facts alone) is incomplete in
+/// both formats, from the host's heading to the summary, and nothing in it reads as passed.
+#[test]
+fn an_incomplete_run_says_so_end_to_end() {
+    for format in ["markdown", "html"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .current_dir(root())
+            .args([
+                "check",
+                "examples/hdd-raid-shared-spindles/host.json",
+                "--require",
+                "sql",
+                "--format",
+                format,
+            ])
+            .env("SPINDLE_TODAY", "2026-11-30")
+            .output()
+            .unwrap();
+        let page = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(page.contains("✗ incomplete: not fully judged"), "{format}: {page}");
+        assert!(page.contains("spindle could not judge this host:"), "{format}: {page}");
+        assert!(page.contains("✗ The run is incomplete:"), "{format}: {page}");
+        assert!(page.contains("the run is incomplete"), "{format}: the summary line: {page}");
+        assert!(!page.contains("✓"), "{format}: nothing reads as passed: {page}");
+    }
+}

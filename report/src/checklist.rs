@@ -337,3 +337,73 @@ pub(crate) fn details(r: &Row<'_>, host: &str, m: &dyn Markup) -> String {
     }
     parts.join("; ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spindle_core::view::EntityRef;
+
+    fn entity(key: &str) -> EntityRef {
+        EntityRef { key: key.into(), label: key.into(), origins: vec![] }
+    }
+
+    fn finding(code: &str, key: &str, waived: bool) -> Finding {
+        let mut f = crate::tests::finding(code, key, None);
+        f.waiver = waived.then(|| AppliedWaiver {
+            reason: "r".into(),
+            expires: None,
+            source: "p".into(),
+            expired: false,
+        });
+        f
+    }
+
+    fn rule(code: &str) -> RuleInfo {
+        RuleInfo {
+            code: code.into(),
+            name: code.to_lowercase(),
+            severity: Severity::Warning,
+            category: String::new(),
+            summary: String::new(),
+            docs: String::new(),
+        }
+    }
+
+    fn passed(code: &str) -> Passed {
+        Passed { code: code.into(), rule: "r".into(), entities: vec![entity("ok")] }
+    }
+
+    fn not_evaluated(code: &str) -> NotEvaluated {
+        NotEvaluated { code: code.into(), rule: "r".into(), entity: None, missing: "m".into(), reason: None }
+    }
+
+    #[test]
+    fn a_row_is_the_worst_the_rule_did() {
+        let rules: Vec<RuleInfo> = ["A1", "B1", "C1", "D1", "E1", "F1"].map(rule).to_vec();
+        let report = HostReport {
+            findings: vec![finding("A1", "x", false), finding("C1", "y", true), finding("G1", "z", false)],
+            passed: vec![passed("A1"), passed("B1"), passed("C1"), passed("D1")],
+            not_evaluated: vec![not_evaluated("D1")],
+            errors: vec![RuleError { code: "E1".into(), message: "trap".into() }],
+            ..Default::default()
+        };
+        let states: Vec<(&str, State)> = rows(&rules, &report).iter().map(|r| (r.code, r.state)).collect();
+        assert_eq!(
+            states,
+            [
+                ("A1", State::Failed),
+                ("B1", State::Passed),
+                ("C1", State::Waived),
+                ("D1", State::NotEvaluated),
+                ("E1", State::RuleError),
+                ("F1", State::NoFindings),
+                // A code the rule list lacks keeps its findings.
+                ("G1", State::Failed),
+            ]
+        );
+        // A host not judged passes nothing.
+        let report =
+            HostReport { passed: vec![passed("B1")], not_judged: vec!["why".into()], ..Default::default() };
+        assert!(rows(&rules, &report).iter().all(|r| r.state == State::NotJudged));
+    }
+}

@@ -558,7 +558,8 @@ mod tests {
     use spindle_core::finding::AppliedWaiver;
     use spindle_core::view::Origin;
 
-    fn finding(code: &str, key: &str, field: Option<&str>) -> Finding {
+    /// A warning of `code` on the entity `key`, with nothing else (other modules' tests too).
+    pub(crate) fn finding(code: &str, key: &str, field: Option<&str>) -> Finding {
         Finding {
             code: code.into(),
             rule: "r".into(),

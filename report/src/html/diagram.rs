@@ -285,7 +285,55 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
 
 #[cfg(test)]
 mod tests {
-    use super::straddling;
+    use super::{straddling, write_diagrams};
+    use spindle_core::declare::Declarations;
+    use spindle_core::view::{Document, HostView};
+
+    /// The diagrams of a host with one disk under `backing`, partitioned at `offset`.
+    fn drawn(backing: serde_json::Value, raid: serde_json::Value, offset: serde_json::Value) -> String {
+        let snapshot = serde_json::from_value(serde_json::json!({
+            "schema_version": 1,
+            "host": { "name": "h" },
+            "disks": [ { "id": "d0", "number": 0, "bus": "SAS", "logical_sector_bytes": 512, "backed_by": backing } ],
+            "partitions": [ { "id": "p1", "disk_id": "d0", "number": 1, "offset_bytes": offset } ],
+            "raid_sets": [ raid ],
+            "virtual_disks": [ { "id": "vd", "name": "SQLVDisk", "pool_id": "pool", "columns": 8, "interleave_bytes": 262144 } ]
+        }))
+        .unwrap();
+        let doc = Document { path: "h.json".into(), text: String::new(), snapshot };
+        let view = HostView::build(vec![doc], Declarations::default());
+        let mut out = vec![];
+        write_diagrams(&mut out, &view, "h").unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn extents_across_a_stripe_unit_are_marked_and_unknowns_said() {
+        let raid = |unit: serde_json::Value| serde_json::json!({ "id": "r", "level": "raid5", "stripe_unit_bytes": unit, "member_ids": ["a", "b", "c"] });
+        let sector63 = drawn(serde_json::json!({ "raid_set": "r" }), raid(65536.into()), 32256.into());
+        assert_eq!(sector63.matches("class=\"extent split\"").count(), 6, "{sector63}");
+        assert!(
+            sector63.contains("(sector 63)") && sector63.contains("100 % of 64 KiB extent I/Os and 12.5 %")
+        );
+
+        let aligned = drawn(serde_json::json!({ "raid_set": "r" }), raid(65536.into()), 1048576.into());
+        assert_eq!(aligned.matches("class=\"extent whole\"").count(), 6, "{aligned}");
+        assert!(!aligned.contains("extent split"));
+
+        let unknown =
+            drawn(serde_json::json!({ "raid_set": "r" }), raid(serde_json::Value::Null), 32256.into());
+        assert!(unknown.contains("stripe unit under this partition is unknown"), "{unknown}");
+        assert_eq!(unknown.matches("class=\"extent unknown\"").count(), 6);
+        assert!(!unknown.contains("extent split") && !unknown.contains("extent whole"));
+
+        let no_offset =
+            drawn(serde_json::json!({ "raid_set": "r" }), raid(65536.into()), serde_json::Value::Null);
+        assert!(no_offset.contains("was not collected") && !no_offset.contains("<svg"), "{no_offset}");
+
+        let space = drawn(serde_json::json!({ "virtual_disk": "vd" }), raid(65536.into()), 1048576.into());
+        assert!(space.contains(">column 1<") && space.contains(">column 5<"), "{space}");
+        assert!(space.contains("interleave 256 KiB, 8 columns"), "{space}");
+    }
 
     #[test]
     fn sector_63_on_a_64k_stripe_unit() {
