@@ -126,6 +126,8 @@ addEventListener('load', () => {
   const box = e => { const b = e.getBoundingClientRect(); return [b.top, b.width, b.height]; };
   const r = {
     hosts: [...document.querySelectorAll('section.host')].map(s => s.dataset.host),
+    scripts: document.querySelectorAll('script').length,
+    elements: [...new Set([...document.querySelectorAll('*')].map(e => e.localName))].sort(),
     rows: [...document.querySelectorAll('a.row')].map(box),
     svgs: [...document.querySelectorAll('svg.alignment')].map(box),
     fleet: box(document.querySelector('section.fleet')),
@@ -265,4 +267,42 @@ fn an_incomplete_run_says_so_end_to_end() {
         assert!(page.contains("the run is incomplete"), "{format}: the summary line: {page}");
         assert!(!page.contains("✓"), "{format}: nothing reads as passed: {page}");
     }
+}
+
+/// A snapshot whose host, volumes and instance are named to break out of HTML, loaded in the
+/// browser: the names show as text, the page runs no script but the probe and makes no request.
+#[test]
+fn chromium_shows_hostile_names_as_text() {
+    let name = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&amp;|`x`\u{202e}";
+    let mut snapshot: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("examples/win2003-aligned/erp-sql2.json")).unwrap(),
+    )
+    .unwrap();
+    snapshot["host"]["name"] = name.into();
+    for v in snapshot["volumes"].as_array_mut().unwrap() {
+        v["label"] = name.into();
+    }
+    snapshot["sql_instances"][0]["name"] = name.into();
+    let dir = std::env::temp_dir().join(format!("spindle-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hostile.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&snapshot).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["check", "--format", "html", "--fail-on", "never"])
+        .arg(&file)
+        .env("SPINDLE_TODAY", "2026-11-30")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = String::from_utf8(out.stdout).unwrap();
+    let Some(r) = load(&page, &dir, "hostile") else { return };
+    assert_eq!(r["problems"], serde_json::json!([]), "{r}");
+    assert_eq!(r["scripts"], 1, "only the probe runs: {r}");
+    let hosts = r["hosts"].as_array().unwrap();
+    // The name as a terminal would show it: the override made visible, nothing else changed.
+    assert_eq!(hosts, &[Value::from(name.replace('\u{202e}', "\\u{202e}"))], "{r}");
+    for e in r["elements"].as_array().unwrap() {
+        assert!(!["img", "iframe", "object", "embed", "link"].contains(&e.as_str().unwrap()), "<{e}>: {r}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
