@@ -252,7 +252,7 @@ impl ReportWriter for HtmlWriter<'_> {
         write!(
             self.w,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
              <title>spindle storage report</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
              <svg class=\"defs\" aria-hidden=\"true\" focusable=\"false\"><defs><pattern id=\"spindle-split\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"8\" height=\"8\" fill=\"#e8a09a\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#b3261e\" stroke-width=\"4\"/></pattern></defs></svg>\n\
              <main class=\"report\">\n<header class=\"title\"><h1>spindle storage report</h1></header>\n\
