@@ -87,21 +87,24 @@ pub fn element_names(html: &str) -> Vec<String> {
 }
 
 /// Headless Chromium with the flags that work as root and reach no network service, each run
-/// with a fresh profile in `profile`.
+/// with a fresh profile in `profile`, and killed after two minutes (coreutils' `timeout`): a
+/// browser that hangs fails the test rather than the whole run.
 pub fn chromium(profile: &Path) -> Option<Command> {
     let bin = tool_or_skip("chromium", "chromium")?;
-    let mut cmd = Command::new(bin);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--hide-scrollbars",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--kill-after=10", "120"])
+        .arg(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()));
     Some(cmd)
 }
