@@ -5,6 +5,8 @@
 # - loop devices and mounting (losetup, partx, mount) for the Linux collector's loop test;
 # - script (a terminal for the password-prompt test);
 # - mingw, the linker the Windows collector is cross-built with;
+# - cmark-gfm, the CommonMark + GFM parser GitHub renders Markdown with (the Markdown report's
+#   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page);
 # - the real consumers the CI-format tests read reports with (tests/ci_formats.rs): xmllint
 #   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
 #   in CI and without sudo on a laptop).
@@ -15,7 +17,7 @@ tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkf
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
     blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64
-    xmllint:libxml2-utils)
+    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils)
 
 missing=()
 for t in "${tools[@]}"; do

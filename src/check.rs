@@ -21,7 +21,9 @@ use spindle_core::view::{Document, HostView};
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
 use spindle_report::concise::ConciseWriter;
+use spindle_report::html::HtmlWriter;
 use spindle_report::json::JsonWriter;
+use spindle_report::markdown::MarkdownWriter;
 use spindle_report::sarif::SarifWriter;
 use spindle_report::text::{TextOptions, TextWriter};
 use spindle_report::{
@@ -314,6 +316,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             Format::Concise => Box::new(ConciseWriter::new(w)),
             Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
             Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
+            Format::Markdown => Box::new(MarkdownWriter::new(w)),
+            Format::Html => Box::new(HtmlWriter::new(w)),
             Format::Junit => Box::new(JunitWriter::new(w)),
             Format::Gitlab => Box::new(GitlabWriter::new(w)),
             Format::Github => Box::new(GithubWriter::new(w)),

@@ -190,8 +190,10 @@ pub struct CheckArgs {
     pub selection: SelectionArgs,
     /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
     /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
-    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); for CI: `junit` (a test per rule and
-    /// host), `gitlab` (GitLab Code Quality), `github` (GitHub Actions annotations).
+    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); `markdown`: a checklist per host for a
+    /// change ticket; `html`: one self-contained page with partition alignment diagrams; for CI:
+    /// `junit` (a test per rule and host), `gitlab` (GitLab Code Quality), `github` (GitHub
+    /// Actions annotations).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
@@ -256,6 +258,8 @@ pub enum Format {
     Concise,
     Json,
     Sarif,
+    Markdown,
+    Html,
     Junit,
     Gitlab,
     Github,
@@ -376,6 +380,8 @@ impl From<CheckArgs> for CheckOptions {
                 Format::Concise => LibFormat::Concise,
                 Format::Json => LibFormat::Json,
                 Format::Sarif => LibFormat::Sarif,
+                Format::Markdown => LibFormat::Markdown,
+                Format::Html => LibFormat::Html,
                 Format::Junit => LibFormat::Junit,
                 Format::Gitlab => LibFormat::Gitlab,
                 Format::Github => LibFormat::Github,

@@ -109,6 +109,10 @@ pub enum Format {
     Concise,
     Json,
     Sarif,
+    /// A checklist per host to attach to a change ticket (GitHub and GitLab render it).
+    Markdown,
+    /// One self-contained page: fleet summary, checklists, partition alignment diagrams.
+    Html,
     /// CI formats: JUnit XML, GitLab Code Quality, GitHub Actions workflow commands.
     Junit,
     Gitlab,

@@ -419,7 +419,7 @@ fn reports_do_not_depend_on_the_number_of_threads() {
         let text = SECTOR_63.replace("sql01", &format!("sql{i:02}")).replace("32256", offset);
         write(&fleet, &format!("sql{i:02}.json"), &text);
     }
-    for format in ["json", "sarif", "text", "concise"] {
+    for format in ["json", "sarif", "text", "concise", "markdown", "html"] {
         let reports: Vec<Vec<u8>> = ["1", "2", "7"]
             .iter()
             .map(|jobs| {

@@ -7,13 +7,17 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+mod checklist;
 mod ci;
 pub mod concise;
 mod emit;
+mod fix;
 pub mod github;
 pub mod gitlab;
+pub mod html;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod provenance;
 pub mod sarif;
 pub mod snippet;
@@ -560,7 +564,8 @@ mod tests {
     use spindle_core::finding::AppliedWaiver;
     use spindle_core::view::Origin;
 
-    fn finding(code: &str, key: &str, field: Option<&str>) -> Finding {
+    /// A warning of `code` on the entity `key`, with nothing else (other modules' tests too).
+    pub(crate) fn finding(code: &str, key: &str, field: Option<&str>) -> Finding {
         Finding {
             code: code.into(),
             rule: "r".into(),

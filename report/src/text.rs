@@ -11,7 +11,7 @@
 //! name of megabytes is not echoed whole (the JSON and SARIF reports keep them whole, as data).
 
 pub(crate) mod groups;
-mod header;
+pub(crate) mod header;
 mod wrap;
 
 use std::fmt;
@@ -474,38 +474,18 @@ impl TextRender {
 /// `9 checks (ALN002, ALN003, STR004) need stripe_unit_bytes: <the first reason> (and 2 other
 /// reasons)`; `24 rules need sql_instances: …` when every check of the fact is host-wide.
 pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<String> {
-    let mut facts: Vec<(&str, Vec<&NotEvaluated>)> = vec![];
-    for n in entries {
-        match facts.iter_mut().find(|(m, _)| *m == n.missing) {
-            Some((_, v)) => v.push(n),
-            None => facts.push((&n.missing, vec![n])),
-        }
-    }
-    facts
+    crate::checklist::causes(entries)
         .into_iter()
-        .map(|(missing, v)| {
-            let mut codes: Vec<&str> = vec![];
-            let mut reasons: Vec<&str> = vec![];
-            for n in &v {
-                if !codes.contains(&n.code.as_str()) {
-                    codes.push(&n.code);
-                }
-                if let Some(r) = n.reason.as_deref().filter(|r| !reasons.contains(r)) {
-                    reasons.push(r);
-                }
-            }
+        .map(|c| {
             const SHOWN: usize = 6;
             let mut shown: Vec<String> =
-                codes.iter().take(SHOWN).map(|c| untrusted::name(c).into_owned()).collect();
-            if codes.len() > SHOWN {
-                shown.push(format!("{} more", codes.len() - SHOWN));
+                c.codes.iter().take(SHOWN).map(|c| untrusted::name(c).into_owned()).collect();
+            if c.codes.len() > SHOWN {
+                shown.push(format!("{} more", c.codes.len() - SHOWN));
             }
-            let who = if v.iter().all(|n| n.entity.is_none()) {
-                format!("{} ({})", plural(v.len(), "rule"), shown.join(", "))
-            } else {
-                format!("{} ({})", plural(v.len(), "check"), shown.join(", "))
-            };
-            let reason = match reasons.split_first() {
+            let who = plural(c.checks, if c.host_wide { "rule" } else { "check" });
+            let who = format!("{who} ({})", shown.join(", "));
+            let reason = match c.reasons.split_first() {
                 None => "not collected".to_string(),
                 Some((first, [])) => untrusted::message(first).into_owned(),
                 Some((first, rest)) => format!(
@@ -515,8 +495,8 @@ pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<String> {
                     if rest.len() == 1 { "reason" } else { "reasons" }
                 ),
             };
-            let need = if v.len() == 1 { "needs" } else { "need" };
-            format!("{who} {need} {}: {reason}", untrusted::name(missing))
+            let need = if c.checks == 1 { "needs" } else { "need" };
+            format!("{who} {need} {}: {reason}", untrusted::name(c.missing))
         })
         .collect()
 }

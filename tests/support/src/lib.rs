@@ -10,5 +10,6 @@ pub mod fleet_gen;
 pub mod machine;
 pub mod mock_sql;
 pub mod plugins;
+pub mod renderers;
 pub mod sarif;
 pub mod wide_host;
