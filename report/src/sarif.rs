@@ -252,13 +252,16 @@ pub(crate) struct SarifRender {
     /// entries are kept does not depend on the order they were rendered in.
     notifications_full: AtomicBool,
     waived: Waived,
+    /// Several logs share this renderer (split by host): one log's limit is not the others', so
+    /// none sets `notifications_full`.
+    shared: bool,
 }
 
 impl SarifRender {
-    /// A renderer whose results and notifications name rules by id alone (no `ruleIndex`), for
-    /// logs whose rule tables differ.
-    pub(crate) fn by_id(waived: Waived) -> SarifRender {
-        SarifRender { waived, ..SarifRender::default() }
+    /// A renderer for several logs (split by host) whose rule tables differ: results and
+    /// notifications name rules by id alone (no `ruleIndex`).
+    pub(crate) fn shared(waived: Waived) -> SarifRender {
+        SarifRender { waived, shared: true, ..SarifRender::default() }
     }
 
     fn rule_ref<'a>(&self, code: &'a str) -> RuleRef<'a> {
@@ -955,6 +958,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
         let render = Arc::new(SarifRender {
             rule_index,
             notifications_full: AtomicBool::new(false),
+            shared: false,
             waived: self.waived,
         });
         self.begin_sharing(rules, render)
@@ -977,7 +981,9 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 Part::NotEvaluated | Part::NotApplicable => {
                     if self.not_evaluated_kept >= self.limit || bytes.is_empty() {
                         self.not_evaluated_omitted += 1;
-                        self.render.notifications_full.store(true, Ordering::Relaxed);
+                        if !self.render.shared {
+                            self.render.notifications_full.store(true, Ordering::Relaxed);
+                        }
                         continue;
                     }
                     self.push_rendered_notification(bytes);

@@ -37,6 +37,8 @@ pub struct SplitSarifWriter<F: SplitFiles> {
     /// Each log's category is `<prefix>/<file stem>/`.
     prefix: String,
     waived: Waived,
+    /// Each log's limit on not-evaluated and not-applicable notifications.
+    limit: usize,
     unreachable_allowed: bool,
     run: RunProvenance,
     rules: Vec<RuleInfo>,
@@ -55,6 +57,7 @@ impl<F: SplitFiles> SplitSarifWriter<F> {
             tool_version: tool_version.to_string(),
             prefix: category.unwrap_or(DEFAULT_CATEGORY).trim_end_matches('/').to_string(),
             waived: Waived::default(),
+            limit: super::sarif::DEFAULT_NOTIFICATION_LIMIT,
             unreachable_allowed,
             run: RunProvenance::default(),
             rules: vec![],
@@ -66,6 +69,13 @@ impl<F: SplitFiles> SplitSarifWriter<F> {
 
     pub fn with_waived(mut self, waived: Waived) -> Self {
         self.waived = waived;
+        self
+    }
+
+    /// Each log's limit on not-evaluated and not-applicable notifications (see
+    /// [`SarifWriter::with_notification_limit`]).
+    pub fn with_notification_limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
         self
     }
 
@@ -97,7 +107,8 @@ impl<F: SplitFiles> SplitSarifWriter<F> {
         let (file, stem) = self.files.create(&file_stem(name))?;
         let mut log = SarifWriter::new(file, &self.tool_version)
             .with_category(&format!("{}/{stem}/", self.prefix))
-            .with_waived(self.waived);
+            .with_waived(self.waived)
+            .with_notification_limit(self.limit);
         log.provenance(&run);
         log.begin_sharing(&rules, render)?;
         fill(&mut log)?;
@@ -124,7 +135,7 @@ impl<F: SplitFiles> ReportWriter for SplitSarifWriter<F> {
         // Every log shares one renderer; each lists only the rules its host's report names
         // (the full table, help included, is some 200 KB: a fleet's logs would repeat it per
         // host), so results name rules by id, not by an index into one table.
-        self.render = Some(Arc::new(SarifRender::by_id(self.waived)));
+        self.render = Some(Arc::new(SarifRender::shared(self.waived)));
         self.rules = rules.to_vec();
         Ok(())
     }

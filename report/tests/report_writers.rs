@@ -977,4 +977,21 @@ fn split_logs_are_whole_logs_of_one_host_each() {
     };
     assert!(successful(0));
     assert!(!successful(1));
+
+    // Each log has its own limit on notifications: one host past it leaves the next one's whole.
+    let mut files = MemoryFiles::default();
+    let mut w = SplitSarifWriter::new(&mut files, VERSION, None, false).with_notification_limit(1);
+    run(&mut w, &hosts, &rule_infos());
+    drop(w);
+    for (i, (name, bytes)) in files.closed.iter().enumerate() {
+        let log: Value = serde_json::from_slice(bytes).unwrap();
+        let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
+        let by = |id: &str| notes.iter().filter(|n| n["descriptor"]["id"] == id).count();
+        let (kept, omitted) = (by("not-evaluated") + by("not-applicable"), by("not-evaluated-omitted"));
+        let entries = hosts[i].1.not_evaluated.len() + hosts[i].1.not_applicable.len();
+        // sql01 goes past the limit; sql02, after it, has an entry of its own to keep.
+        assert!(entries > usize::from(i == 0), "{name}: {entries}");
+        assert_eq!(kept, entries.min(1), "{name}");
+        assert_eq!(omitted, usize::from(entries > 1), "{name}");
+    }
 }
