@@ -428,3 +428,19 @@ fn a_log_near_githubs_limits_says_so() {
     ]);
     assert!(!stderr(&o).contains("warning:"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_run_that_fails_publishes_no_split_log() {
+    let dir = TempDir::new().unwrap();
+    // Hosts sort by file: the good ones are checked, then the broken one fails the run.
+    let fleet = fleet_of(dir.path(), "fleet", (0..3).map(|i| format!("good-{i}")));
+    // Its host's name reads (hosts are grouped by it first); the rest is checked as it loads.
+    fs::write(fleet.join("zz-broken.json"), r#"{"schema_version": 1, "host": {"name": "zz"}, "disks": 7}"#)
+        .unwrap();
+    let out = dir.path().join("sarif");
+    let o = spindle(&["check", s(&fleet), "--format", "sarif", "--split-by", "host", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("zz-broken.json"), "{}", stderr(&o));
+    let left: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "no log, no staging directory: {left:?}");
+}

@@ -272,7 +272,10 @@ impl SarifRender {
 impl Render for SarifRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let mut out = Rendered::new();
-        out.set_host(report);
+        if self.shared {
+            // Which log the host goes to, and which rules that log lists.
+            out.set_host(report);
+        }
         let host = report.host.as_str();
         // Rendered even past the log's limit (append counts those): a host has a file or two.
         for (doc, p) in view.docs.iter().zip(&view.provenance) {
