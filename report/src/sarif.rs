@@ -176,41 +176,34 @@ impl<W: Write> SarifWriter<W> {
 
     /// `begin` with a renderer made by another log's `begin`: the logs of a split run share
     /// one, so that hosts render once whichever log they go to.
-    pub(crate) fn begin_sharing(&mut self, rules: &[RuleInfo], render: Arc<SarifRender>) -> io::Result<()> {
+    pub(crate) fn begin_sharing(&mut self, rules: &[&[u8]], render: Arc<SarifRender>) -> io::Result<()> {
         self.stage.expect(Stage::New, "begin")?;
         self.stage = Stage::Begun;
         self.render = render;
-        let tool = Tool {
-            driver: Driver {
-                name: "spindle",
-                version: &self.tool_version,
-                information_uri: INFORMATION_URI,
-                rules: rules
-                    .iter()
-                    .map(|r| RuleDescriptor {
-                        id: &r.code,
-                        name: &r.name,
-                        short_description: Text { text: &r.summary },
-                        full_description: Text {
-                            text: r
-                                .doc_section("What it checks")
-                                .filter(|s| !s.is_empty())
-                                .unwrap_or(&r.summary),
-                        },
-                        help_uri: r.help_uri(),
-                        help: Help { text: &r.docs, markdown: &r.docs },
-                        default_configuration: Configuration { level: r.severity.as_str() },
-                        properties: RuleProperties { tags: [&r.category] },
-                    })
-                    .collect(),
-                notifications: notification_descriptors(),
-            },
-        };
         let out = &mut self.out;
         out.write_all(b"{\n  \"$schema\": ")?;
         serde_json::to_writer(&mut *out, SARIF_SCHEMA).map_err(io::Error::other)?;
         out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
-        write_indented(out, &tool, "      ")?;
+        // `tool` laid out as serde_json's pretty printer would, with the rules' descriptors
+        // already serialized.
+        out.write_all(
+            b"{\n        \"driver\": {\n          \"name\": \"spindle\",\n          \"version\": ",
+        )?;
+        serde_json::to_writer(&mut *out, &self.tool_version).map_err(io::Error::other)?;
+        if let Some(uri) = INFORMATION_URI {
+            out.write_all(b",\n          \"informationUri\": ")?;
+            serde_json::to_writer(&mut *out, uri).map_err(io::Error::other)?;
+        }
+        out.write_all(b",\n          \"rules\": [")?;
+        for (i, rule) in rules.iter().enumerate() {
+            out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+            out.write_all(RULE_INDENT.as_bytes())?;
+            out.write_all(rule)?;
+        }
+        out.write_all(if rules.is_empty() { b"]" } else { b"\n          ]" })?;
+        out.write_all(b",\n          \"notifications\": ")?;
+        write_indented(out, &notification_descriptors(), "          ")?;
+        out.write_all(b"\n        }\n      }")?;
         if let Some(id) = &self.category {
             out.write_all(b",\n      \"automationDetails\": {\n        \"id\": ")?;
             serde_json::to_writer(&mut *out, id).map_err(io::Error::other)?;
@@ -469,23 +462,6 @@ impl Render for SarifRender {
 #[derive(Serialize)]
 struct Text<'a> {
     text: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Tool<'a> {
-    driver: Driver<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Driver<'a> {
-    name: &'static str,
-    version: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    information_uri: Option<&'static str>,
-    rules: Vec<RuleDescriptor<'a>>,
-    notifications: Vec<NotificationDescriptor>,
 }
 
 #[derive(Serialize)]
@@ -822,6 +798,29 @@ fn physical(loc: Option<&FactLocation>, view: &HostView, host: &str) -> Physical
     }
 }
 
+/// Where a rule's descriptor sits in `tool.driver.rules`.
+const RULE_INDENT: &str = "            ";
+
+/// A rule's descriptor as `tool.driver.rules` holds it, serialized once: a split run writes the
+/// same descriptors into many logs.
+pub(crate) fn rule_descriptor(r: &RuleInfo) -> io::Result<Vec<u8>> {
+    let descriptor = RuleDescriptor {
+        id: &r.code,
+        name: &r.name,
+        short_description: Text { text: &r.summary },
+        full_description: Text {
+            text: r.doc_section("What it checks").filter(|s| !s.is_empty()).unwrap_or(&r.summary),
+        },
+        help_uri: r.help_uri(),
+        help: Help { text: &r.docs, markdown: &r.docs },
+        default_configuration: Configuration { level: r.severity.as_str() },
+        properties: RuleProperties { tags: [&r.category] },
+    };
+    let mut buf = Vec::with_capacity(r.docs.len() * 2 + 512);
+    serialize_indented(&mut buf, &descriptor, RULE_INDENT)?;
+    Ok(buf)
+}
+
 /// The descriptors of tool notifications, in the order of their indices (`NOT_EVALUATED`, ...).
 fn notification_descriptors() -> Vec<NotificationDescriptor> {
     // (descriptor, level, short description, full description, help)
@@ -964,7 +963,9 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             shared: false,
             waived: self.waived,
         });
-        self.begin_sharing(rules, render)
+        let descriptors = rules.iter().map(rule_descriptor).collect::<io::Result<Vec<_>>>()?;
+        let descriptors: Vec<&[u8]> = descriptors.iter().map(Vec::as_slice).collect();
+        self.begin_sharing(&descriptors, render)
     }
 
     fn renderer(&self) -> Arc<dyn Render> {

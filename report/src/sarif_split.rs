@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use super::provenance::RunProvenance;
-use super::sarif::{SarifRender, SarifWriter, Waived, github_limit_warnings};
+use super::sarif::{SarifRender, SarifWriter, Waived, github_limit_warnings, rule_descriptor};
 use super::{Render, Rendered, ReportWriter, RuleInfo, Stage, Summary};
 
 /// Where the logs of a split run go.
@@ -41,7 +41,8 @@ pub struct SplitSarifWriter<F: SplitFiles> {
     limit: usize,
     unreachable_allowed: bool,
     run: RunProvenance,
-    rules: Vec<RuleInfo>,
+    /// Each rule's code and serialized descriptor, in the run's order.
+    rules: Vec<(String, Vec<u8>)>,
     render: Option<Arc<SarifRender>>,
     stage: Stage,
     on_warning: Option<Box<dyn FnMut(String) + Send>>,
@@ -101,7 +102,8 @@ impl<F: SplitFiles> SplitSarifWriter<F> {
         self.stage.expect(Stage::Begun, "host")?;
         let render = self.render.clone().ok_or_else(|| io::Error::other("split SARIF: not begun"))?;
         let named = |code: &String| codes.binary_search(code).is_ok();
-        let rules: Vec<RuleInfo> = self.rules.iter().filter(|r| named(&r.code)).cloned().collect();
+        let rules: Vec<&[u8]> =
+            self.rules.iter().filter(|(code, _)| named(code)).map(|(_, d)| d.as_slice()).collect();
         let mut run = self.run.clone();
         run.rules.retain(|r| named(&r.code));
         let (file, stem) = self.files.create(&file_stem(name))?;
@@ -136,7 +138,8 @@ impl<F: SplitFiles> ReportWriter for SplitSarifWriter<F> {
         // (the full table, help included, is some 200 KB: a fleet's logs would repeat it per
         // host), so results name rules by id, not by an index into one table.
         self.render = Some(Arc::new(SarifRender::shared(self.waived)));
-        self.rules = rules.to_vec();
+        self.rules =
+            rules.iter().map(|r| Ok((r.code.clone(), rule_descriptor(r)?))).collect::<io::Result<_>>()?;
         Ok(())
     }
 
