@@ -970,6 +970,8 @@ fn split_logs_are_whole_logs_of_one_host_each() {
         results += run["results"].as_array().unwrap().len();
     }
     assert_eq!(results, whole["runs"][0]["results"].as_array().unwrap().len());
+    // The whole log of the host with a rule error, as written.
+    insta::assert_snapshot!("split-sql02.sarif", std::str::from_utf8(&files.closed[1].1).unwrap());
     // sql02's rule error makes its log, not sql01's, unsuccessful.
     let successful = |i: usize| {
         let log: Value = serde_json::from_slice(&files.closed[i].1).unwrap();
