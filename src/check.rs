@@ -350,7 +350,10 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
-        let quiet = args.output.is_none() && !matches!(args.format, Format::Text | Format::Concise);
+        // A machine format on stdout is read by a program; split logs leave stdout alone.
+        let quiet = args.output.is_none()
+            && split_dir.is_none()
+            && !matches!(args.format, Format::Text | Format::Concise);
         let progress = std::io::stderr().is_terminal() && !quiet;
         // Printed once the progress bar is gone.
         let mut renamed: Vec<String> = vec![];
