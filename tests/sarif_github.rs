@@ -238,6 +238,31 @@ fn waived_findings_are_kept_lowered_to_notes_or_left_out() {
     assert_eq!(omit["runs"][0]["properties"]["waived"], "omit");
     assert_eq!(omit["runs"][0]["properties"]["waivedOmitted"], waived_count);
     assert_eq!(omit["runs"][0]["invocations"][0]["properties"]["summary"]["waived"], waived_count);
+
+    // Once the waiver has expired, every mode writes the findings as open, at the rule's level.
+    for how in ["keep", "note", "omit"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .current_dir(root())
+            .args([
+                "check",
+                "examples/win2003-sector63",
+                "--format",
+                "sarif",
+                "--pack",
+                ACME,
+                "--waived",
+                how,
+            ])
+            .env("SPINDLE_TODAY", "2027-07-01")
+            .output()
+            .unwrap();
+        let expired = assert_valid_sarif_text(&String::from_utf8(o.stdout).unwrap());
+        assert!(waived(&expired).is_empty(), "{how}");
+        assert_eq!(results(&expired).len(), results(&keep).len(), "{how}");
+        let levels =
+            |log: &Value| -> Vec<Value> { results(log).iter().map(|r| r["level"].clone()).collect() };
+        assert_eq!(levels(&expired), levels(&keep), "{how}");
+    }
 }
 
 /// Copies of `erp-sql1` under the names `names`, in a new directory of `dir`.
