@@ -7,13 +7,18 @@
 # - mingw, the linker the Windows collector is cross-built with;
 # - cmark-gfm, the CommonMark + GFM parser GitHub renders Markdown with (the Markdown report's
 #   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page).
+# - npm, and with it Microsoft's SARIF Multitool (the npm package @microsoft/sarif-multitool,
+#   pinned) under target/test-tools/, where tests/support/src/multitool.rs looks for it.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MULTITOOL_VERSION=5.7.0
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
-    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64
+    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
     cmark-gfm:cmark-gfm chromium:chromium)
 
 missing=()
@@ -23,14 +28,34 @@ for t in "${tools[@]}"; do
         [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
     fi
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
-
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
-    exit 1
+if [[ ${#missing[@]} -gt 0 ]]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
+        exit 1
+    fi
+    sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    echo "install-test-tools: installing ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-sudo=()
-[[ $(id -u) -eq 0 ]] || sudo=(sudo)
-echo "install-test-tools: installing ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+
+# The SARIF Multitool: a self-contained .NET program in a per-platform npm package. Its
+# postinstall only marks it executable, which newer npm versions skip unless allowed, so that is
+# done here.
+tools_dir=target/test-tools
+case "$(uname -s)" in
+    Linux) platform=linux ;;
+    Darwin) platform=darwin ;;
+    *) platform=win32 ;;
+esac
+multitool="$tools_dir/node_modules/@microsoft/sarif-multitool-$platform/Sarif.Multitool"
+installed="$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' \
+    "$tools_dir/node_modules/@microsoft/sarif-multitool-$platform/package.json" 2>/dev/null || true)"
+if [[ ! -f "$multitool" || "$installed" != "$MULTITOOL_VERSION" ]]; then
+    echo "install-test-tools: installing @microsoft/sarif-multitool@$MULTITOOL_VERSION into $tools_dir"
+    mkdir -p "$tools_dir"
+    npm install --prefix "$tools_dir" --no-audit --no-fund --loglevel=error \
+        "@microsoft/sarif-multitool@$MULTITOOL_VERSION" >/dev/null
+fi
+[[ -x "$multitool" ]] || chmod u+x "$multitool"
