@@ -7,16 +7,21 @@
 # - mingw, the linker the Windows collector is cross-built with;
 # - cmark-gfm, the CommonMark + GFM parser GitHub renders Markdown with (the Markdown report's
 #   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page);
+# - npm, and with it Microsoft's SARIF Multitool (the npm package @microsoft/sarif-multitool,
+#   pinned) under target/test-tools/, where tests/support/src/multitool.rs looks for it;
 # - the real consumers the CI-format tests read reports with (tests/ci_formats.rs): xmllint
 #   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
 #   in CI and without sudo on a laptop).
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MULTITOOL_VERSION=5.7.0
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
-    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64
+    blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
     cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils)
 
 missing=()
@@ -26,19 +31,40 @@ for t in "${tools[@]}"; do
         [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
     fi
 done
+if [[ ${#missing[@]} -gt 0 ]]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
+        exit 1
+    fi
+    sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    echo "install-test-tools: installing ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
 if ! python3 -c 'import junitparser' >/dev/null 2>&1; then
     echo "install-test-tools: installing junitparser (pip --user)"
     python3 -m pip install --user --quiet --disable-pip-version-check junitparser 2>/dev/null \
         || python3 -m pip install --user --quiet --disable-pip-version-check --break-system-packages junitparser
 fi
-[[ ${#missing[@]} -eq 0 ]] && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
-    exit 1
+# The SARIF Multitool: a self-contained .NET program in a per-platform npm package. Its
+# postinstall only marks it executable, which newer npm versions skip unless allowed, so that is
+# done here.
+tools_dir=target/test-tools
+case "$(uname -s)" in
+    Linux) platform=linux ;;
+    Darwin) platform=darwin ;;
+    *) platform=win32 ;;
+esac
+multitool="$tools_dir/node_modules/@microsoft/sarif-multitool-$platform/Sarif.Multitool"
+installed="$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' \
+    "$tools_dir/node_modules/@microsoft/sarif-multitool-$platform/package.json" 2>/dev/null || true)"
+if [[ ! -f "$multitool" || "$installed" != "$MULTITOOL_VERSION" ]]; then
+    echo "install-test-tools: installing @microsoft/sarif-multitool@$MULTITOOL_VERSION into $tools_dir"
+    mkdir -p "$tools_dir"
+    npm install --prefix "$tools_dir" --no-audit --no-fund --loglevel=error \
+        "@microsoft/sarif-multitool@$MULTITOOL_VERSION" >/dev/null
 fi
-sudo=()
-[[ $(id -u) -eq 0 ]] || sudo=(sudo)
-echo "install-test-tools: installing ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+[[ -x "$multitool" ]] || chmod u+x "$multitool"

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # spindle-core must stay pure enough to build for WASI 0.2 (the plugin SDK reuses it).
 rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasip2
 
-# The system tools the tests drive (disk-image tools, loop devices, mingw, cmark-gfm, Chromium),
+# The system tools the tests drive (disk-image tools, loop devices, mingw, cmark-gfm, Chromium,
+# the SARIF Multitool),
 # when missing.
 bash scripts/install-test-tools.sh
 

@@ -25,6 +25,7 @@ use spindle_report::html::HtmlWriter;
 use spindle_report::json::JsonWriter;
 use spindle_report::markdown::MarkdownWriter;
 use spindle_report::sarif::SarifWriter;
+use spindle_report::sarif_split::SplitSarifWriter;
 use spindle_report::text::{TextOptions, TextWriter};
 use spindle_report::{
     HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
@@ -40,6 +41,7 @@ use crate::options::{CheckOptions, Colour, Exit, FailOn, Format, Require};
 use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
+use crate::split::SplitDir;
 
 /// The rules and settings of one pack list, with the plugins it loaded: what judges a host.
 pub struct Engine {
@@ -258,6 +260,7 @@ fn packs_to_apply(args: &CheckOptions) -> Vec<String> {
 }
 
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
+    check_sarif_options(args)?;
     let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
@@ -307,20 +310,39 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     let mut local = if args.local { Some(local_documents(args)?) } else { None };
     let require = args.require.as_slice();
 
+    // `--require sql` asks for SQL Server's facts from every server, so it accepts no
+    // unreachable one.
+    let unreachable_allowed = args.allow_unreachable && !require.contains(&Require::Sql);
+    let split_dir = args.sarif.split_by.as_ref().map(|s| s.dir.as_path());
+    let mut split = split_dir.map(SplitDir::new).transpose()?;
     let mut out = Output::new(args.output.as_deref())?;
     let mut causes = Causes::default();
     let result = (|| -> Result<Summary, UserError> {
         let w = out.writer();
-        let mut writer: Box<dyn ReportWriter + '_> = match args.format {
-            Format::Text => Box::new(TextWriter::with_options(w, text_options(args))),
-            Format::Concise => Box::new(ConciseWriter::new(w)),
-            Format::Json => Box::new(JsonWriter::new(w, env!("CARGO_PKG_VERSION"))),
-            Format::Sarif => Box::new(SarifWriter::new(w, env!("CARGO_PKG_VERSION"))),
-            Format::Markdown => Box::new(MarkdownWriter::new(w)),
-            Format::Html => Box::new(HtmlWriter::new(w)),
-            Format::Junit => Box::new(JunitWriter::new(w)),
-            Format::Gitlab => Box::new(GitlabWriter::new(w)),
-            Format::Github => Box::new(GithubWriter::new(w)),
+        let version = env!("CARGO_PKG_VERSION");
+        let sarif = &args.sarif;
+        let warn = || -> Box<dyn FnMut(String) + Send> { Box::new(|w| eprintln!("warning: {w}")) };
+        let mut writer: Box<dyn ReportWriter + '_> = match (args.format, split.as_mut()) {
+            (Format::Text, _) => Box::new(TextWriter::with_options(w, text_options(args))),
+            (Format::Concise, _) => Box::new(ConciseWriter::new(w)),
+            (Format::Json, _) => Box::new(JsonWriter::new(w, version)),
+            (Format::Sarif, None) => {
+                let log = SarifWriter::new(w, version).with_waived(sarif.waived).with_limit_warnings(warn());
+                Box::new(match &sarif.category {
+                    Some(c) => log.with_category(c),
+                    None => log,
+                })
+            }
+            (Format::Sarif, Some(dir)) => Box::new(
+                SplitSarifWriter::new(dir, version, sarif.category.as_deref(), unreachable_allowed)
+                    .with_waived(sarif.waived)
+                    .with_limit_warnings(warn()),
+            ),
+            (Format::Markdown, _) => Box::new(MarkdownWriter::new(w)),
+            (Format::Html, _) => Box::new(HtmlWriter::new(w)),
+            (Format::Junit, _) => Box::new(JunitWriter::new(w)),
+            (Format::Gitlab, _) => Box::new(GitlabWriter::new(w)),
+            (Format::Github, _) => Box::new(GithubWriter::new(w)),
         };
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
@@ -336,7 +358,10 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
-        let quiet = args.output.is_none() && !matches!(args.format, Format::Text | Format::Concise);
+        // A machine format on stdout is read by a program; split logs leave stdout alone.
+        let quiet = args.output.is_none()
+            && split_dir.is_none()
+            && !matches!(args.format, Format::Text | Format::Concise);
         let progress = std::io::stderr().is_terminal() && !quiet;
         // Printed once the progress bar is gone.
         let mut renamed: Vec<String> = vec![];
@@ -418,9 +443,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                 Ok::<(), UserError>(())
             },
         )?;
-        // `--require sql` asks for SQL Server's facts from every server, so it accepts no
-        // unreachable one.
-        summary.unreachable_allowed = args.allow_unreachable && !require.contains(&Require::Sql);
+        summary.unreachable_allowed = unreachable_allowed;
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();
@@ -432,16 +455,41 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         }
     };
     out.commit()?;
+    if let Some(split) = split {
+        split.commit()?;
+    }
     let all: Vec<&Engine> = std::iter::once(&default_engine).chain(&engines).collect();
     for w in waiver_warnings(&all, today) {
         eprintln!("{}", spindle_core::untrusted::message(&w));
     }
     let exit = exit_code(&summary, args.fail_on);
     // A pipeline's log shows why the run failed without anyone opening the report.
-    if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-") {
+    if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-").or(split_dir) {
         eprintln!("{}", summary_line(&summary, &causes, exit, args.fail_on, dest));
     }
     Ok(exit)
+}
+
+/// What `--sarif-category` and `--split-by` need: SARIF, a category that is one, a split by host.
+fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
+    let sarif = &args.sarif;
+    if args.format != Format::Sarif && (sarif.category.is_some() || sarif.split_by.is_some()) {
+        return Err(UserError::plain("--sarif-category and --split-by apply to --format sarif"));
+    }
+    if sarif.category.as_deref().is_some_and(|c| c.trim_matches('/').is_empty()) {
+        return Err(UserError::plain("--sarif-category: expected a name, such as `erp-fleet`"));
+    }
+    match &sarif.split_by {
+        Some(s) if s.what != "host" => Err(UserError::plain(format!(
+            "--split-by {}: logs can be split by `host` only (--split-by host DIR)",
+            spindle_core::untrusted::name(&s.what)
+        ))),
+        Some(s) if args.output.is_some() => Err(UserError::plain(format!(
+            "--split-by writes its logs into {}: it takes no --output",
+            s.dir.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The first cause of each way a run can be incomplete, for the one-line summary.

@@ -9,7 +9,7 @@ use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_dura
 use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
-    Require as LibRequire, TextStyle,
+    Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
 };
 use spindle_core::pack::Selection;
 
@@ -229,6 +229,30 @@ pub struct CheckArgs {
     /// in file order whatever the number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// GitHub code scanning's category for the log (`runAutomationDetails.id`, `NAME/`): runs
+    /// uploaded for one commit need distinct ones. With --split-by, each host's category is
+    /// `NAME/<host>/` (default `spindle/<host>/`).
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::NonEmptyStringValueParser::new(),
+          help_heading = "SARIF")]
+    pub sarif_category: Option<String>,
+    /// Write one SARIF log per host (and per server not collected) into DIR, `<host>.sarif`, each
+    /// its own category, rather than one log; DIR must hold no .sarif file. The exit status is
+    /// the run's, as without.
+    #[arg(long, num_args = 2, value_names = ["host", "DIR"], conflicts_with = "output",
+          help_heading = "SARIF")]
+    pub split_by: Option<Vec<PathBuf>>,
+    /// Findings under a waiver (GitHub ignores SARIF suppressions): `keep` a result at its
+    /// severity with a suppression; `note`: the same at level note, the message naming the
+    /// waiver; `omit`: no result, counted in the run's properties.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = WaivedArg::Note, help_heading = "SARIF")]
+    pub waived: WaivedArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaivedArg {
+    Keep,
+    Note,
+    Omit,
 }
 
 /// Rule selection over the packs' (as ruff's flags over its configuration). Selectors are
@@ -415,6 +439,18 @@ impl From<CheckArgs> for CheckOptions {
                     _ => Detail::Normal,
                 },
                 show_not_evaluated: a.show_not_evaluated,
+            },
+            sarif: SarifOptions {
+                category: a.sarif_category,
+                split_by: a.split_by.map(|v| {
+                    let [what, dir]: [PathBuf; 2] = v.try_into().expect("clap takes two values");
+                    SplitBy { what: what.to_string_lossy().into_owned(), dir }
+                }),
+                waived: match a.waived {
+                    WaivedArg::Keep => Waived::Keep,
+                    WaivedArg::Note => Waived::Note,
+                    WaivedArg::Omit => Waived::Omit,
+                },
             },
         }
     }

@@ -26,6 +26,7 @@ pub mod output;
 pub mod packs;
 mod password;
 pub mod signals;
+pub mod split;
 
 pub use check::run as check;
 pub use errors::UserError;

@@ -50,7 +50,29 @@ pub struct CheckOptions {
     pub jobs: Option<usize>,
     /// How the text report looks: colour, width, how much it shows.
     pub text: TextStyle,
+    /// For GitHub code scanning: the SARIF log's category, a log per host, waived findings.
+    pub sarif: SarifOptions,
 }
+
+/// `--sarif-category`, `--split-by`, `--waived`: what GitHub code scanning needs of a SARIF log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SarifOptions {
+    /// GitHub's analysis category (`runAutomationDetails.id`); with `split_by`, the prefix of
+    /// each log's.
+    pub category: Option<String>,
+    /// One log per host into a directory, rather than one log to `output`.
+    pub split_by: Option<SplitBy>,
+    pub waived: Waived,
+}
+
+/// `--split-by WHAT DIR`: `what` is `host` (the only split there is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitBy {
+    pub what: String,
+    pub dir: PathBuf,
+}
+
+pub use spindle_report::sarif::Waived;
 
 /// The text report's look, as asked for; the library settles `Auto` and the width against the
 /// terminal and the environment.
@@ -97,6 +119,7 @@ impl Default for CheckOptions {
             require: vec![],
             jobs: None,
             text: TextStyle::default(),
+            sarif: SarifOptions::default(),
         }
     }
 }

@@ -8,15 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use spindle_test_support::EXAMPLES;
 use tempfile::TempDir;
-
-const EXAMPLES: [&str; 5] = [
-    "win2003-sector63",
-    "win2003-aligned",
-    "azure-storage-spaces",
-    "hdd-raid-shared-spindles",
-    "linux-xfs-md",
-];
 
 fn spindle(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spindle"))

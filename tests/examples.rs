@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+use spindle_test_support::EXAMPLES;
 
 fn check(example: &str, extra: &[&str]) -> Value {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(example);
@@ -152,14 +153,6 @@ fn every_example_gives_valid_sarif() {
         !r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().starts_with('/')
     }));
 }
-
-const EXAMPLES: [&str; 5] = [
-    "azure-storage-spaces",
-    "hdd-raid-shared-spindles",
-    "linux-xfs-md",
-    "win2003-aligned",
-    "win2003-sector63",
-];
 
 /// The text report of `example` at 80 columns, run from the repository as a user would.
 fn text_report(example: &str, extra: &[&str]) -> String {

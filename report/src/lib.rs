@@ -20,6 +20,7 @@ pub mod junit;
 pub mod markdown;
 pub mod provenance;
 pub mod sarif;
+pub mod sarif_split;
 pub mod snippet;
 pub mod text;
 
@@ -213,11 +214,43 @@ pub enum Part {
 pub struct Rendered {
     bytes: Vec<u8>,
     parts: Vec<(Part, Range<usize>)>,
+    /// Which host this is, for writers that write a log per host.
+    host: Option<Box<HostMeta>>,
+}
+
+/// A rendered host's name, counts and the rules its report names.
+#[derive(Debug, Clone, Default)]
+pub struct HostMeta {
+    pub name: String,
+    pub counts: Summary,
+    /// The codes of the rules its findings, not-evaluated and not-applicable entries and rule
+    /// errors name, sorted, each once.
+    pub rules: Vec<String>,
 }
 
 impl Rendered {
     pub fn new() -> Self {
-        Rendered { bytes: Vec::with_capacity(64 << 10), parts: vec![] }
+        Rendered { bytes: Vec::with_capacity(64 << 10), parts: vec![], host: None }
+    }
+
+    /// Records which host this is (renderers of per-host logs do).
+    pub fn set_host(&mut self, report: &HostReport) {
+        let mut counts = Summary::default();
+        counts.add(report);
+        let mut rules: Vec<String> = (report.findings.iter().map(|f| &f.code))
+            .chain(report.not_evaluated.iter().map(|n| &n.code))
+            .chain(report.not_applicable.iter().map(|n| &n.code))
+            .chain(report.errors.iter().map(|e| &e.code))
+            .cloned()
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        self.host = Some(Box::new(HostMeta { name: report.host.clone(), counts, rules }));
+    }
+
+    /// Which host this is, when the renderer recorded it.
+    pub fn host(&self) -> Option<&HostMeta> {
+        self.host.as_deref()
     }
 
     /// Adds a part written by `write` into the shared buffer.

@@ -20,7 +20,7 @@ use super::{
     locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented, write_indented,
 };
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, NotApplicable, NotEvaluated, Quantity};
+use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Quantity};
 use spindle_core::view::HostView;
 
 /// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
@@ -49,10 +49,59 @@ const NOT_EVALUATED_OMITTED: (&str, usize) = ("not-evaluated-omitted", 2);
 const NOT_APPLICABLE: (&str, usize) = ("not-applicable", 4);
 const HOST_NOT_JUDGED: (&str, usize) = ("host-not-judged", 5);
 
+/// What a log does with a finding under a waiver that has not expired. GitHub code scanning
+/// ignores SARIF `suppressions`, so a waived result stays an open alert there at its severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Waived {
+    /// A result at its severity, with a suppression (SARIF viewers that read suppressions hide it).
+    Keep,
+    /// A result at level `note`, with a suppression, its message naming the waiver: an open
+    /// alert on GitHub, at the lowest level, that says why it is accepted.
+    #[default]
+    Note,
+    /// No result: the run's properties count the findings left out (`waivedOmitted`).
+    Omit,
+}
+
+impl Waived {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Waived::Keep => "keep",
+            Waived::Note => "note",
+            Waived::Omit => "omit",
+        }
+    }
+}
+
+/// A log's output, counted: GitHub's limits are on results and on bytes.
+struct Counted<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Called with each warning about GitHub's upload limits, once the log is finished.
+pub type LimitWarnings = Box<dyn FnMut(String) + Send>;
+
 /// Writes a SARIF 2.1.0 log to `out` as the run goes.
 pub struct SarifWriter<W: Write> {
-    out: W,
+    out: Counted<W>,
     tool_version: String,
+    /// `runAutomationDetails.id`, ending in `/`: GitHub's analysis category.
+    category: Option<String>,
+    waived: Waived,
+    on_limits: Option<LimitWarnings>,
     stage: Stage,
     render: Arc<SarifRender>,
     results: usize,
@@ -73,8 +122,11 @@ impl<W: Write> SarifWriter<W> {
     /// `tool_version` becomes `tool.driver.version` (the CLI passes its own version).
     pub fn new(out: W, tool_version: &str) -> Self {
         SarifWriter {
-            out,
+            out: Counted { inner: out, bytes: 0 },
             tool_version: tool_version.to_string(),
+            category: None,
+            waived: Waived::default(),
+            on_limits: None,
             stage: Stage::New,
             render: Arc::new(SarifRender::default()),
             results: 0,
@@ -97,8 +149,76 @@ impl<W: Write> SarifWriter<W> {
         self
     }
 
+    /// GitHub's analysis category (`runAutomationDetails.id`): several runs of spindle uploaded
+    /// for one commit need distinct ones. GitHub takes the id up to its last `/` as the category,
+    /// so one is added when `category` does not end with it (as `upload-sarif` does).
+    pub fn with_category(mut self, category: &str) -> Self {
+        let mut id = category.to_string();
+        if !id.ends_with('/') {
+            id.push('/');
+        }
+        self.category = Some(id);
+        self
+    }
+
+    /// What to do with findings under a waiver (see [`Waived`]).
+    pub fn with_waived(mut self, waived: Waived) -> Self {
+        self.waived = waived;
+        self
+    }
+
+    /// Where warnings go when the finished log nears GitHub's upload limits (see
+    /// [`github_limit_warnings`]); without it, none are made.
+    pub fn with_limit_warnings(mut self, on_limits: LimitWarnings) -> Self {
+        self.on_limits = Some(on_limits);
+        self
+    }
+
+    /// `begin` with a renderer made by another log's `begin`: the logs of a split run share
+    /// one, so that hosts render once whichever log they go to.
+    pub(crate) fn begin_sharing(&mut self, rules: &[&[u8]], render: Arc<SarifRender>) -> io::Result<()> {
+        self.stage.expect(Stage::New, "begin")?;
+        self.stage = Stage::Begun;
+        self.render = render;
+        let out = &mut self.out;
+        out.write_all(b"{\n  \"$schema\": ")?;
+        serde_json::to_writer(&mut *out, SARIF_SCHEMA).map_err(io::Error::other)?;
+        out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
+        // `tool` laid out as serde_json's pretty printer would, with the rules' descriptors
+        // already serialized.
+        out.write_all(
+            b"{\n        \"driver\": {\n          \"name\": \"spindle\",\n          \"version\": ",
+        )?;
+        serde_json::to_writer(&mut *out, &self.tool_version).map_err(io::Error::other)?;
+        if let Some(uri) = INFORMATION_URI {
+            out.write_all(b",\n          \"informationUri\": ")?;
+            serde_json::to_writer(&mut *out, uri).map_err(io::Error::other)?;
+        }
+        out.write_all(b",\n          \"rules\": [")?;
+        for (i, rule) in rules.iter().enumerate() {
+            out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+            out.write_all(RULE_INDENT.as_bytes())?;
+            out.write_all(rule)?;
+        }
+        out.write_all(if rules.is_empty() { b"]" } else { b"\n          ]" })?;
+        out.write_all(b",\n          \"notifications\": ")?;
+        write_indented(out, &notification_descriptors(), "          ")?;
+        out.write_all(b"\n        }\n      }")?;
+        if let Some(id) = &self.category {
+            out.write_all(b",\n      \"automationDetails\": {\n        \"id\": ")?;
+            serde_json::to_writer(&mut *out, id).map_err(io::Error::other)?;
+            out.write_all(b"\n      }")?;
+        }
+        out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [")
+    }
+
+    /// The results written and the bytes, so far.
+    pub(crate) fn written(&self) -> (usize, u64) {
+        (self.results, self.out.bytes)
+    }
+
     pub fn into_inner(self) -> W {
-        self.out
+        self.out.inner
     }
 
     fn push_notification(&mut self, n: &Notification<'_>) -> io::Result<()> {
@@ -118,15 +238,25 @@ impl<W: Write> SarifWriter<W> {
 /// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated and
 /// not-applicable entry, rule error and reason the host could not be judged.
 #[derive(Default)]
-struct SarifRender {
+pub(crate) struct SarifRender {
     rule_index: HashMap<String, usize>,
     /// Set once the log has kept as many not-evaluated notifications as it will: every later
     /// one is only counted, so it need not be rendered. Hosts are appended in order, so which
     /// entries are kept does not depend on the order they were rendered in.
     notifications_full: AtomicBool,
+    waived: Waived,
+    /// Several logs share this renderer (split by host): one log's limit is not the others', so
+    /// none sets `notifications_full`.
+    shared: bool,
 }
 
 impl SarifRender {
+    /// A renderer for several logs (split by host) whose rule tables differ: results and
+    /// notifications name rules by id alone (no `ruleIndex`).
+    pub(crate) fn shared(waived: Waived) -> SarifRender {
+        SarifRender { waived, shared: true, ..SarifRender::default() }
+    }
+
     fn rule_ref<'a>(&self, code: &'a str) -> RuleRef<'a> {
         RuleRef { id: code, index: self.rule_index.get(code).copied() }
     }
@@ -135,6 +265,10 @@ impl SarifRender {
 impl Render for SarifRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let mut out = Rendered::new();
+        if self.shared {
+            // Which log the host goes to, and which rules that log lists.
+            out.set_host(report);
+        }
         let host = report.host.as_str();
         // Rendered even past the log's limit (append counts those): a host has a file or two.
         for (doc, p) in view.docs.iter().zip(&view.provenance) {
@@ -172,13 +306,22 @@ impl Render for SarifRender {
             out.part(Part::NotJudged, |buf| serialize_indented(buf, &note, "            "))?;
         }
         for f in &report.findings {
-            let loc = locate_finding(view, f);
             let waiver = f.waiver.as_ref();
+            let waived = waiver.filter(|w| !w.expired);
+            let as_note = waived.is_some() && self.waived == Waived::Note;
+            if waived.is_some() && self.waived == Waived::Omit {
+                continue;
+            }
+            let loc = locate_finding(view, f);
+            let mut text = result_message(f);
+            if let Some(w) = waived.filter(|_| as_note) {
+                text.push_str(&waiver_message(f, w));
+            }
             let result = SarifResult {
                 rule_id: &f.code,
                 rule_index: self.rule_index.get(&f.code).copied(),
-                level: f.severity.as_str(),
-                message: OwnedText { text: result_message(f) },
+                level: if as_note { "note" } else { f.severity.as_str() },
+                message: OwnedText { text },
                 locations: [Location {
                     physical_location: physical(loc.as_ref(), view, host),
                     logical_locations: vec![LogicalLocation {
@@ -206,6 +349,7 @@ impl Render for SarifRender {
                 properties: ResultProperties {
                     host,
                     entity: &f.entity.key,
+                    severity: as_note.then(|| f.severity.as_str()),
                     pointer: loc.map(|l| l.pointer),
                     measured: f.measured.as_deref(),
                     expected: f.expected.as_deref(),
@@ -322,23 +466,6 @@ struct Text<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Tool<'a> {
-    driver: Driver<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Driver<'a> {
-    name: &'static str,
-    version: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    information_uri: Option<&'static str>,
-    rules: Vec<RuleDescriptor<'a>>,
-    notifications: Vec<NotificationDescriptor>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct RuleDescriptor<'a> {
     id: &'a str,
     name: &'a str,
@@ -373,6 +500,10 @@ struct RuleProperties<'a> {
 struct NotificationDescriptor {
     id: &'static str,
     short_description: Text<'static>,
+    /// GitHub's validation asks every descriptor, notifications' too, for a full description and
+    /// help (Multitool rule GH2012).
+    full_description: Text<'static>,
+    help: Help<'static>,
     default_configuration: Configuration,
 }
 
@@ -469,6 +600,9 @@ struct WaiverProperties<'a> {
 struct ResultProperties<'a> {
     host: &'a str,
     entity: &'a str,
+    /// The rule's severity, when a waiver lowered the result's level to `note`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    severity: Option<&'static str>,
     pointer: Option<String>,
     measured: Option<&'a str>,
     expected: Option<&'a str>,
@@ -557,6 +691,11 @@ struct RunProperties<'a> {
     /// Snapshot files left out of `artifacts` past the log's limit.
     #[serde(skip_serializing_if = "is_zero")]
     artifacts_omitted: usize,
+    /// What the log did with waived findings: `keep`, `note` or `omit`.
+    waived: &'static str,
+    /// With `omit`: the waived findings left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waived_omitted: Option<usize>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -659,6 +798,112 @@ fn physical(loc: Option<&FactLocation>, view: &HostView, host: &str) -> Physical
     }
 }
 
+/// Where a rule's descriptor sits in `tool.driver.rules`.
+const RULE_INDENT: &str = "            ";
+
+/// A rule's descriptor as `tool.driver.rules` holds it, serialized once: a split run writes the
+/// same descriptors into many logs.
+pub(crate) fn rule_descriptor(r: &RuleInfo) -> io::Result<Vec<u8>> {
+    let descriptor = RuleDescriptor {
+        id: &r.code,
+        name: &r.name,
+        short_description: Text { text: &r.summary },
+        full_description: Text {
+            text: r.doc_section("What it checks").filter(|s| !s.is_empty()).unwrap_or(&r.summary),
+        },
+        help_uri: r.help_uri(),
+        help: Help { text: &r.docs, markdown: &r.docs },
+        default_configuration: Configuration { level: r.severity.as_str() },
+        properties: RuleProperties { tags: [&r.category] },
+    };
+    let mut buf = Vec::with_capacity(r.docs.len() * 2 + 512);
+    serialize_indented(&mut buf, &descriptor, RULE_INDENT)?;
+    Ok(buf)
+}
+
+/// The descriptors of tool notifications, in the order of their indices (`NOT_EVALUATED`, ...).
+fn notification_descriptors() -> Vec<NotificationDescriptor> {
+    // (descriptor, level, short description, full description, help)
+    type Row = ((&'static str, usize), &'static str, &'static str, &'static str, &'static str);
+    let table: [Row; 6] = [
+        (
+            NOT_EVALUATED,
+            "note",
+            "A rule could not judge an entity because a fact it needs is missing; this is not a pass.",
+            "The rule named by the notification needed a fact that the snapshot does not have (its \
+             collector could not read it, or a declaration is missing), so it judged nothing about the \
+             entity. spindle never counts such a check as passed.",
+            "Collect the missing fact (the notification names it, and the collector's reason when it \
+             gave one), or declare it in a pack (`[[declare.*]]`), then run the check again.",
+        ),
+        (
+            RULE_ERROR,
+            "error",
+            "A rule or plugin failed: the run is incomplete.",
+            "A rule, or the plugin that provides it, failed on a host (a trap, a resource limit, a bad \
+             answer). Its findings for that host are unknown, so the run is marked incomplete and spindle \
+             exits with status 2.",
+            "Read the notification's message for the failure; fix or update the plugin, or leave the \
+             rule out of the pack (`--ignore CODE`) until it is fixed.",
+        ),
+        (
+            NOT_EVALUATED_OMITTED,
+            "note",
+            "More not-evaluated and not-applicable entries than the log keeps; the JSON report lists them \
+             all.",
+            "The log lists a bounded number of not-evaluated and not-applicable notifications; this one \
+             counts those left out.",
+            "Write the JSON report (`--format json`) for the complete list.",
+        ),
+        (
+            COLLECTION_ERROR,
+            "error",
+            "A server's facts could not be collected (down, refused, timed out): the run is incomplete.",
+            "spindle could not collect any facts from a server it was asked to check (it was down, \
+             refused the connection or the login, or timed out), so nothing about that server was \
+             judged. Unless the run allows unreachable servers (`--allow-unreachable`), it is marked \
+             incomplete.",
+            "Check that the server is up and reachable from where spindle runs, and that the login has \
+             VIEW SERVER STATE; the notification's message gives the cause.",
+        ),
+        (
+            NOT_APPLICABLE,
+            "note",
+            "A rule had the facts for an entity and chose not to judge it (too few I/Os to average, a \
+             check that does not apply); this never fails a run.",
+            "The rule had the facts it needs and decided they do not support a verdict for this entity \
+             (for example, too few I/Os for an average latency to mean anything).",
+            "Nothing to fix: the notification's reason says why the rule declined. Sample the counters \
+             for longer (`--sample`) when the reason is too little activity.",
+        ),
+        (
+            HOST_NOT_JUDGED,
+            "error",
+            "spindle could not judge a host: no rule could be evaluated on it, or facts the run requires \
+             are missing. The run is incomplete.",
+            "No active rule could be evaluated on the host, or the host lacks facts the run requires \
+             (`--require`). A report without findings for it proves nothing, so the run is marked \
+             incomplete.",
+            "Collect the host's facts with the collector the notification names (`spindle collect host`, \
+             `spindle collect sql`), then run the check again.",
+        ),
+    ];
+    table
+        .into_iter()
+        .enumerate()
+        .map(|(i, ((id, index), level, short, full, help))| {
+            debug_assert_eq!(i, index, "{id} is at its index");
+            NotificationDescriptor {
+                id,
+                short_description: Text { text: short },
+                full_description: Text { text: full },
+                help: Help { text: help, markdown: help },
+                default_configuration: Configuration { level },
+            }
+        })
+        .collect()
+}
+
 fn result_message(f: &Finding) -> String {
     let mut text = if f.entity.label.is_empty() {
         f.message.clone()
@@ -676,6 +921,13 @@ fn result_message(f: &Finding) -> String {
         text.push_str(f.fix.trim());
     }
     text
+}
+
+/// What a result lowered to a note by its waiver says of it: GitHub shows the message, not the
+/// suppression.
+fn waiver_message(f: &Finding, w: &AppliedWaiver) -> String {
+    let until = w.expires.as_deref().map(|d| format!(" until {d}")).unwrap_or_default();
+    format!("\nWaived{until} by {} (severity {}): {}", w.source, f.severity.as_str(), w.reason)
 }
 
 fn not_evaluated_message(host: &str, n: &NotEvaluated) -> String {
@@ -701,91 +953,19 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
     }
 
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
-        self.stage.expect(Stage::New, "begin")?;
-        self.stage = Stage::Begun;
         let mut rule_index = HashMap::new();
         for (i, r) in rules.iter().enumerate() {
             rule_index.entry(r.code.clone()).or_insert(i);
         }
-        self.render = Arc::new(SarifRender { rule_index, notifications_full: AtomicBool::new(false) });
-        let tool = Tool {
-            driver: Driver {
-                name: "spindle",
-                version: &self.tool_version,
-                information_uri: INFORMATION_URI,
-                rules: rules
-                    .iter()
-                    .map(|r| RuleDescriptor {
-                        id: &r.code,
-                        name: &r.name,
-                        short_description: Text { text: &r.summary },
-                        full_description: Text {
-                            text: r
-                                .doc_section("What it checks")
-                                .filter(|s| !s.is_empty())
-                                .unwrap_or(&r.summary),
-                        },
-                        help_uri: r.help_uri(),
-                        help: Help { text: &r.docs, markdown: &r.docs },
-                        default_configuration: Configuration { level: r.severity.as_str() },
-                        properties: RuleProperties { tags: [&r.category] },
-                    })
-                    .collect(),
-                notifications: vec![
-                    NotificationDescriptor {
-                        id: NOT_EVALUATED.0,
-                        short_description: Text {
-                            text: "A rule could not judge an entity because a fact it needs is missing; \
-                                   this is not a pass.",
-                        },
-                        default_configuration: Configuration { level: "note" },
-                    },
-                    NotificationDescriptor {
-                        id: RULE_ERROR.0,
-                        short_description: Text { text: "A rule or plugin failed: the run is incomplete." },
-                        default_configuration: Configuration { level: "error" },
-                    },
-                    NotificationDescriptor {
-                        id: NOT_EVALUATED_OMITTED.0,
-                        short_description: Text {
-                            text: "More not-evaluated and not-applicable entries than the log keeps; the \
-                                   JSON report lists them all.",
-                        },
-                        default_configuration: Configuration { level: "note" },
-                    },
-                    NotificationDescriptor {
-                        id: COLLECTION_ERROR.0,
-                        short_description: Text {
-                            text: "A server's facts could not be collected (down, refused, timed out): \
-                                   the run is incomplete.",
-                        },
-                        default_configuration: Configuration { level: "error" },
-                    },
-                    NotificationDescriptor {
-                        id: NOT_APPLICABLE.0,
-                        short_description: Text {
-                            text: "A rule had the facts for an entity and chose not to judge it (too few \
-                                   I/Os to average, a check that does not apply); this never fails a run.",
-                        },
-                        default_configuration: Configuration { level: "note" },
-                    },
-                    NotificationDescriptor {
-                        id: HOST_NOT_JUDGED.0,
-                        short_description: Text {
-                            text: "spindle could not judge a host: no rule could be evaluated on it, or \
-                                   facts the run requires are missing. The run is incomplete.",
-                        },
-                        default_configuration: Configuration { level: "error" },
-                    },
-                ],
-            },
-        };
-        let out = &mut self.out;
-        out.write_all(b"{\n  \"$schema\": ")?;
-        serde_json::to_writer(&mut *out, SARIF_SCHEMA).map_err(io::Error::other)?;
-        out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
-        write_indented(out, &tool, "      ")?;
-        out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [")
+        let render = Arc::new(SarifRender {
+            rule_index,
+            notifications_full: AtomicBool::new(false),
+            shared: false,
+            waived: self.waived,
+        });
+        let descriptors = rules.iter().map(rule_descriptor).collect::<io::Result<Vec<_>>>()?;
+        let descriptors: Vec<&[u8]> = descriptors.iter().map(Vec::as_slice).collect();
+        self.begin_sharing(&descriptors, render)
     }
 
     fn renderer(&self) -> Arc<dyn Render> {
@@ -805,7 +985,9 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 Part::NotEvaluated | Part::NotApplicable => {
                     if self.not_evaluated_kept >= self.limit || bytes.is_empty() {
                         self.not_evaluated_omitted += 1;
-                        self.render.notifications_full.store(true, Ordering::Relaxed);
+                        if !self.render.shared {
+                            self.render.notifications_full.store(true, Ordering::Relaxed);
+                        }
                         continue;
                     }
                     self.push_rendered_notification(bytes);
@@ -937,11 +1119,71 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             out.write_all(b"\n      ")?;
         }
         out.write_all(b"],\n      \"properties\": ")?;
-        let run = RunProperties { packs: &self.run.packs, artifacts_omitted: self.artifacts_omitted };
+        let run = RunProperties {
+            packs: &self.run.packs,
+            artifacts_omitted: self.artifacts_omitted,
+            waived: self.waived.as_str(),
+            waived_omitted: if self.waived == Waived::Omit { Some(summary.waived) } else { None },
+        };
         write_indented(out, &run, "      ")?;
         out.write_all(b"\n    }\n  ]\n}\n")?;
-        out.flush()
+        out.flush()?;
+        if let Some(warn) = self.on_limits.as_mut() {
+            for w in github_limit_warnings(self.results, self.out.bytes) {
+                warn(w);
+            }
+        }
+        Ok(())
     }
+}
+
+/// GitHub code scanning rejects a run of more than this many results.
+pub const GITHUB_MAX_RESULTS: usize = 25_000;
+/// ... and shows only this many of a run's results, the most severe first.
+pub const GITHUB_SHOWN_RESULTS: usize = 5_000;
+/// ... and rejects a file of more than this many bytes once gzipped.
+pub const GITHUB_MAX_GZIP_BYTES: u64 = 10 * 1000 * 1000;
+/// How much smaller gzip makes a spindle log, at the least: measured on generated fleets
+/// (docs/report-sarif.md), logs shrink about 14 times; the estimate takes 10 so that it warns
+/// early rather than late.
+const GZIP_RATIO_AT_LEAST: u64 = 10;
+
+/// What a finished log of `results` results and `bytes` bytes should warn about before it is
+/// uploaded to GitHub code scanning: a run past 80 % of the results it accepts, past the
+/// results it shows, or large enough that gzip may not bring it under the size it accepts.
+pub fn github_limit_warnings(results: usize, bytes: u64) -> Vec<String> {
+    use spindle_core::units::thousands;
+    let mut out = vec![];
+    let advice = "split it (--split-by host DIR) or check fewer hosts per run";
+    if results > GITHUB_MAX_RESULTS {
+        out.push(format!(
+            "the SARIF run has {} results: GitHub code scanning rejects a run of more than {}; {advice}",
+            thousands(results as u64),
+            thousands(GITHUB_MAX_RESULTS as u64)
+        ));
+    } else if results > GITHUB_MAX_RESULTS / 5 * 4 {
+        out.push(format!(
+            "the SARIF run has {} results, near GitHub code scanning's limit of {} a run; {advice}",
+            thousands(results as u64),
+            thousands(GITHUB_MAX_RESULTS as u64)
+        ));
+    } else if results > GITHUB_SHOWN_RESULTS {
+        out.push(format!(
+            "the SARIF run has {} results: GitHub code scanning shows only the {} most severe; {advice}",
+            thousands(results as u64),
+            thousands(GITHUB_SHOWN_RESULTS as u64)
+        ));
+    }
+    // The limit is on the gzipped upload; past 80 % of it, at the worst ratio, warn.
+    if bytes > GITHUB_MAX_GZIP_BYTES * GZIP_RATIO_AT_LEAST / 5 * 4 {
+        out.push(format!(
+            "the SARIF log is {} bytes: gzipped it may exceed the {} bytes GitHub code scanning \
+             accepts; {advice}",
+            thousands(bytes),
+            thousands(GITHUB_MAX_GZIP_BYTES)
+        ));
+    }
+    out
 }
 
 /// A snapshot path as a SARIF artifact URI: `\` becomes `/`; a relative path stays relative (a
@@ -986,6 +1228,18 @@ fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn githubs_limits() {
+        let warned = |results, bytes| github_limit_warnings(results, bytes).join("\n");
+        assert_eq!(warned(5_000, 1_000_000), "");
+        assert!(warned(5_001, 0).contains("shows only the 5,000 most severe"));
+        assert!(warned(20_001, 0).contains("20,001 results, near GitHub code scanning's limit of 25,000"));
+        assert!(warned(25_001, 0).contains("rejects a run of more than 25,000"));
+        assert_eq!(github_limit_warnings(25_001, 0).len(), 1, "the worst of the three");
+        assert_eq!(warned(0, 80_000_000), "");
+        assert!(warned(0, 80_000_001).contains("80,000,001 bytes: gzipped it may exceed"));
+    }
 
     #[test]
     fn uris() {

@@ -904,3 +904,96 @@ fn servers_allowed_to_be_unreachable_leave_the_run_complete() {
     );
     assert_eq!(inv["properties"]["summary"]["incomplete"], false);
 }
+
+/// Split logs kept in memory: `(stem, bytes)` in the order closed.
+#[derive(Default)]
+struct MemoryFiles {
+    open: Vec<String>,
+    closed: Vec<(String, Vec<u8>)>,
+}
+
+impl spindle_report::sarif_split::SplitFiles for &mut MemoryFiles {
+    type File = Vec<u8>;
+    fn create(&mut self, stem: &str) -> io::Result<(Self::File, String)> {
+        let taken = |n: &str| self.open.iter().any(|o| o == n);
+        let name =
+            (1..).map(|i| if i == 1 { stem.to_string() } else { format!("{stem}-{i}") }).find(|n| !taken(n));
+        let name = name.unwrap();
+        self.open.push(name.clone());
+        Ok((vec![], name))
+    }
+    /// Logs are written one at a time: the file closed is the last created.
+    fn close(&mut self, file: Self::File) -> io::Result<()> {
+        self.closed.push((self.open.last().unwrap().clone(), file));
+        Ok(())
+    }
+}
+
+#[test]
+fn split_logs_are_whole_logs_of_one_host_each() {
+    use spindle_report::sarif_split::SplitSarifWriter;
+    let mut files = MemoryFiles::default();
+    let hosts = fleet();
+    let mut w = SplitSarifWriter::new(&mut files, VERSION, Some("erp/"), false);
+    let summary = run(&mut w, &hosts, &rule_infos());
+    drop(w);
+    assert_eq!(summary.hosts, 2);
+    let whole = assert_valid_sarif_text(&sarif_report(&hosts, &rule_infos()));
+    let names: Vec<&str> = files.closed.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["sql01", "sql02"]);
+    let mut results = 0;
+    for (name, bytes) in &files.closed {
+        let log = assert_valid_sarif_text(std::str::from_utf8(bytes).unwrap());
+        let run = &log["runs"][0];
+        assert_eq!(run["automationDetails"]["id"], format!("erp/{name}/"));
+        assert_eq!(run["invocations"][0]["properties"]["summary"]["hosts"], 1);
+        // Only the rules the host's report names, and results name them by id.
+        let ids: Vec<&str> = run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        for r in run["results"].as_array().unwrap() {
+            assert!(r.get("ruleIndex").is_none(), "{r}");
+            assert!(ids.contains(&r["ruleId"].as_str().unwrap()));
+            assert_eq!(r["properties"]["host"], *name);
+        }
+        assert!(
+            run["invocations"][0]["ruleConfigurationOverrides"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|o| ids.contains(&o["descriptor"]["id"].as_str().unwrap())
+                    && o["descriptor"].get("index").is_none())
+        );
+        results += run["results"].as_array().unwrap().len();
+    }
+    assert_eq!(results, whole["runs"][0]["results"].as_array().unwrap().len());
+    // The whole log of the host with a rule error, as written.
+    insta::assert_snapshot!("split-sql02.sarif", std::str::from_utf8(&files.closed[1].1).unwrap());
+    // sql02's rule error makes its log, not sql01's, unsuccessful.
+    let successful = |i: usize| {
+        let log: Value = serde_json::from_slice(&files.closed[i].1).unwrap();
+        log["runs"][0]["invocations"][0]["executionSuccessful"].as_bool().unwrap()
+    };
+    assert!(successful(0));
+    assert!(!successful(1));
+
+    // Each log has its own limit on notifications: one host past it leaves the next one's whole.
+    let mut files = MemoryFiles::default();
+    let mut w = SplitSarifWriter::new(&mut files, VERSION, None, false).with_notification_limit(1);
+    run(&mut w, &hosts, &rule_infos());
+    drop(w);
+    for (i, (name, bytes)) in files.closed.iter().enumerate() {
+        let log: Value = serde_json::from_slice(bytes).unwrap();
+        let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
+        let by = |id: &str| notes.iter().filter(|n| n["descriptor"]["id"] == id).count();
+        let (kept, omitted) = (by("not-evaluated") + by("not-applicable"), by("not-evaluated-omitted"));
+        let entries = hosts[i].1.not_evaluated.len() + hosts[i].1.not_applicable.len();
+        // sql01 goes past the limit; sql02, after it, has an entry of its own to keep.
+        assert!(entries > usize::from(i == 0), "{name}: {entries}");
+        assert_eq!(kept, entries.min(1), "{name}");
+        assert_eq!(omitted, usize::from(entries > 1), "{name}");
+    }
+}

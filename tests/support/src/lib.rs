@@ -9,7 +9,17 @@ pub mod disk_tools;
 pub mod fleet_gen;
 pub mod machine;
 pub mod mock_sql;
+pub mod multitool;
 pub mod plugins;
 pub mod renderers;
 pub mod sarif;
 pub mod wide_host;
+
+/// The bundled examples, one directory of examples/ each.
+pub const EXAMPLES: [&str; 5] = [
+    "win2003-sector63",
+    "win2003-aligned",
+    "azure-storage-spaces",
+    "hdd-raid-shared-spindles",
+    "linux-xfs-md",
+];
