@@ -9,7 +9,7 @@ use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed
 use crate::glob::Glob;
 use crate::params::Params;
 use crate::rule::{Ctx, Recorded, Rule, RuleGroup, collector_reason};
-use crate::view::{EntityRef, HostView};
+use crate::view::HostView;
 
 /// A rule as the active packs configure it.
 pub struct ActiveRule<'r> {
@@ -165,7 +165,7 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
 /// What `active` judged and passed: its judged entities, each once, less those it recorded a
 /// finding, not-evaluated or not-applicable entry for. Keyed by entity key; hashed only when a
 /// rule judged more than a walk handles well (a host of thousands of disks).
-fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded) -> Option<Passed> {
+fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded<'_>) -> Option<Passed> {
     const WALK: usize = 32;
     let judged = std::mem::take(&mut recorded.judged);
     if judged.is_empty() {
@@ -177,23 +177,23 @@ fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded) -> Optio
         .map(|f| f.entity.key.as_str())
         .chain(recorded.not_evaluated.iter().filter_map(|n| n.entity.as_ref().map(|e| e.key.as_str())))
         .chain(recorded.not_applicable.iter().map(|n| n.entity.key.as_str()));
-    let mut entities: Vec<EntityRef> = Vec::with_capacity(judged.len());
+    let mut keys: Vec<String> = Vec::with_capacity(judged.len());
     if judged.len() <= WALK {
         let failed: Vec<&str> = failed.collect();
-        for e in judged {
-            if !failed.contains(&e.key.as_str()) && !entities.iter().any(|x| x.key == e.key) {
-                entities.push(e);
+        for k in judged {
+            if !failed.contains(&k.as_ref()) && !keys.iter().any(|x| *x == k) {
+                keys.push(k.into_owned());
             }
         }
     } else {
-        let mut seen: HashSet<String> = failed.map(str::to_string).collect();
-        for e in judged {
-            if seen.insert(e.key.clone()) {
-                entities.push(e);
+        let mut seen: HashSet<&str> = failed.collect();
+        for k in &judged {
+            if seen.insert(k) {
+                keys.push(k.to_string());
             }
         }
     }
-    (!entities.is_empty()).then(|| Passed { code: active.code.clone(), rule: rule.to_string(), entities })
+    (!keys.is_empty()).then(|| Passed { code: active.code.clone(), rule: rule.to_string(), keys })
 }
 
 /// Why no rule of `active` rules ran to the end on the host `report` is about: the snapshot

@@ -148,6 +148,8 @@ impl Finding {
         self
     }
 
+    /// The fix for this entity. Empty: the rule's docs' fix (as when none is given), so no
+    /// finding is reported without one.
     pub fn fix(&mut self, fix: impl Into<String>) -> &mut Self {
         self.fix = fix.into();
         self
@@ -196,8 +198,10 @@ pub struct NotApplicable {
 pub struct Passed {
     pub code: String,
     pub rule: String,
-    /// In the order the rule judged them (snapshot order), each once.
-    pub entities: Vec<EntityRef>,
+    /// The entities' keys, in the order the rule judged them (snapshot order), each once; a
+    /// writer that shows more finds the entity with [`HostView::entity`](crate::view::HostView::entity).
+    /// Keys only: a fleet host passes hundreds of (rule, entity) pairs.
+    pub keys: Vec<String>,
 }
 
 /// A rule or plugin that failed: the run is incomplete.

@@ -169,6 +169,12 @@ impl Params {
         Arc::clone(cached).downcast::<T>().unwrap_or_else(|_| Arc::new(T::from_params(self)))
     }
 
+    /// [`Params::typed`] borrowed for as long as the map: `None` only when the map was first
+    /// read as another type.
+    pub fn typed_ref<T: FromParams>(&self) -> Option<&T> {
+        self.typed.get_or_init(|| Arc::new(T::from_params(self))).downcast_ref::<T>()
+    }
+
     /// One value as the field type its kind gives it, the declared default when the map lacks
     /// it. Called by the code `declare_rule!` generates, once per parameter and active rule.
     /// Packs and the plugin contract validate values against the kind before any check runs, so

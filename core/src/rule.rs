@@ -3,7 +3,9 @@
 use crate::facts::{DbFile, Volume};
 use crate::finding::{Finding, NotApplicable, NotEvaluated, Severity};
 use crate::params::{ParamSpec, Params};
-use crate::view::{EntityRef, HostView, Located, UnknownVolume};
+use std::borrow::Cow;
+
+use crate::view::{HostView, Located, UnknownVolume};
 
 /// A section of the snapshot a rule cannot work without. When a host's snapshots lack it, the
 /// engine reports the rule "not evaluated" for the host instead of running it.
@@ -155,17 +157,20 @@ pub struct Ctx<'a, P = Params> {
     pub(crate) findings: Vec<Finding>,
     pub(crate) not_evaluated: Vec<NotEvaluated>,
     pub(crate) not_applicable: Vec<NotApplicable>,
-    pub(crate) judged: Vec<EntityRef>,
+    /// Keys only, borrowed from the view: most judged entities pass, and a pass is reported by
+    /// key, so nothing is copied until the engine keeps the few that did.
+    pub(crate) judged: Vec<Cow<'a, str>>,
 }
 
 /// Everything one rule recorded on one host.
 #[derive(Debug, Default)]
-pub struct Recorded {
+pub struct Recorded<'a> {
     pub findings: Vec<Finding>,
     pub not_evaluated: Vec<NotEvaluated>,
     pub not_applicable: Vec<NotApplicable>,
-    /// Every entity the rule judged, findings or not (see [`Ctx::judged`]); may repeat one.
-    pub judged: Vec<EntityRef>,
+    /// The key of every entity the rule judged, findings or not (see [`Ctx::judged`]); may
+    /// repeat one.
+    pub judged: Vec<Cow<'a, str>>,
 }
 
 impl<'a, P> Ctx<'a, P> {
@@ -190,8 +195,31 @@ impl<'a, P> Ctx<'a, P> {
     }
 
     /// Runs `f` on this host and rule with `params` as the parameters; what it records joins
-    /// this context's findings.
+    /// this context's findings. Parameters that live as long as the view (the typed parameters
+    /// [`Params::typed_ref`] caches) take [`Ctx::with_params_of`], which copies nothing.
     pub fn with_params<Q, R>(&mut self, params: &Q, f: impl FnOnce(&mut Ctx<'_, Q>) -> R) -> R {
+        let mut inner = Ctx {
+            view: self.view,
+            params,
+            code: self.code,
+            meta: self.meta,
+            severity: self.severity,
+            findings: std::mem::take(&mut self.findings),
+            not_evaluated: std::mem::take(&mut self.not_evaluated),
+            not_applicable: std::mem::take(&mut self.not_applicable),
+            judged: vec![],
+        };
+        let out = f(&mut inner);
+        self.findings = inner.findings;
+        self.not_evaluated = inner.not_evaluated;
+        self.not_applicable = inner.not_applicable;
+        // Keys borrowed for the shorter life of `params` are kept as copies.
+        self.judged.extend(inner.judged.into_iter().map(|k| Cow::Owned(k.into_owned())));
+        out
+    }
+
+    /// [`Ctx::with_params`] for parameters that live as long as the view.
+    pub fn with_params_of<Q, R>(&mut self, params: &'a Q, f: impl FnOnce(&mut Ctx<'a, Q>) -> R) -> R {
         let mut inner = Ctx {
             view: self.view,
             params,
@@ -215,14 +243,16 @@ impl<'a, P> Ctx<'a, P> {
     /// records a finding, a not-evaluated or a not-applicable entry for it. Call it for each
     /// entity the rule decides about, before or after deciding; never for one it skips as out of
     /// its scope (a log file for a data-file rule), which would list it as verified.
-    pub fn judged<T>(&mut self, at: &Located<T>) {
-        self.judged.push(at.entity());
+    pub fn judged<T>(&mut self, at: &'a Located<T>) {
+        self.judged.push(Cow::Borrowed(&at.key));
     }
 
     /// Records a finding about `field` of `at` with the rule's severity and its docs' fix;
     /// adjust it through the returned reference.
     pub fn report<T>(&mut self, at: &Located<T>, field: &str, message: impl Into<String>) -> &mut Finding {
-        let fix = self.meta.default_fix().to_string();
+        // Empty until the rule is done: most rules write a fix of their own for the entity, and
+        // the docs' fix (some hundred bytes) is copied only into the findings left without one.
+        let fix = String::new();
         self.findings.push(Finding {
             code: self.code.to_string(),
             rule: self.meta.name.to_string(),
@@ -302,6 +332,13 @@ impl<'a, P> Ctx<'a, P> {
         self.not_evaluated_because(f, why.missing(), why.to_string());
     }
 
+    /// The docs' fix for each finding the rule gave none of its own.
+    fn default_fixes(&mut self) {
+        for f in self.findings.iter_mut().filter(|f| f.fix.is_empty()) {
+            f.fix = self.meta.default_fix().to_string();
+        }
+    }
+
     /// The reason a collector gave for not collecting `fact`, if any.
     pub fn collector_reason(&self, fact: &str) -> Option<String> {
         collector_reason(self.view, fact)
@@ -309,11 +346,13 @@ impl<'a, P> Ctx<'a, P> {
 
     /// The findings and not-evaluated entries; [`Ctx::into_recorded`] has the not-applicable
     /// ones too.
-    pub fn into_results(self) -> (Vec<Finding>, Vec<NotEvaluated>) {
+    pub fn into_results(mut self) -> (Vec<Finding>, Vec<NotEvaluated>) {
+        self.default_fixes();
         (self.findings, self.not_evaluated)
     }
 
-    pub fn into_recorded(self) -> Recorded {
+    pub fn into_recorded(mut self) -> Recorded<'a> {
+        self.default_fixes();
         Recorded {
             findings: self.findings,
             not_evaluated: self.not_evaluated,
@@ -451,8 +490,13 @@ macro_rules! declare_rule {
             },
             check: {
                 fn typed(cx: &mut $crate::rule::Ctx<'_>) {
-                    let params = cx.params.typed::<$params>();
-                    cx.with_params(&*params, $check)
+                    match cx.params.typed_ref::<$params>() {
+                        Some(params) => cx.with_params_of(params, $check),
+                        None => {
+                            let params = cx.params.typed::<$params>();
+                            cx.with_params(&*params, $check)
+                        }
+                    }
                 }
                 typed
             },

@@ -13,6 +13,8 @@ use spindle_core::finding::{
 
 use spindle_core::{units, untrusted};
 
+use spindle_core::view::HostView;
+
 use crate::RuleInfo;
 
 pub(crate) mod body;
@@ -158,7 +160,7 @@ pub(crate) fn rows<'a>(rules: &'a [RuleInfo], report: &'a HostReport) -> Vec<Row
             State::NotJudged
         } else if !r.waived.is_empty() {
             State::Waived
-        } else if r.passed.is_some_and(|p| !p.entities.is_empty()) {
+        } else if r.passed.is_some_and(|p| !p.keys.is_empty()) {
             State::Passed
         } else if !r.not_applicable.is_empty() {
             State::NotApplicable
@@ -267,6 +269,11 @@ pub(crate) const LISTED: usize = 6;
 /// `C:\`, `D:\`, … and 3 more: at most [`LISTED`] names, the rest counted.
 fn listed<'a>(labels: impl ExactSizeIterator<Item = &'a str>, host: &str, m: &dyn Markup) -> String {
     let n = labels.len();
+    listed_of(labels, n, host, m)
+}
+
+/// [`listed`] for `n` labels of which `labels` gives at least the first [`LISTED`].
+fn listed_of<'a>(labels: impl Iterator<Item = &'a str>, n: usize, host: &str, m: &dyn Markup) -> String {
     let mut shown: Vec<String> =
         labels.take(LISTED).map(|l| m.name(&untrusted::label(short_label(l, host)))).collect();
     if n > LISTED {
@@ -276,7 +283,8 @@ fn listed<'a>(labels: impl ExactSizeIterator<Item = &'a str>, host: &str, m: &dy
 }
 
 /// The details of a rule's row: what it verified, found, waived, declined or could not see.
-pub(crate) fn details(r: &Row<'_>, host: &str, m: &dyn Markup) -> String {
+pub(crate) fn details(r: &Row<'_>, view: &HostView, m: &dyn Markup) -> String {
+    let host = view.host_name();
     let prose = |s: &str| m.prose(&untrusted::message(s));
     let mut parts: Vec<String> = vec![];
     for e in &r.errors {
@@ -314,12 +322,17 @@ pub(crate) fn details(r: &Row<'_>, host: &str, m: &dyn Markup) -> String {
         let until = w.expires.as_deref().map_or("no expiry".to_string(), |d| format!("until {}", prose(d)));
         parts.push(format!("waived on {} {until}: {}", listed(on.into_iter(), host, m), prose(&w.reason)));
     }
-    if let Some(p) = r.passed.filter(|p| !p.entities.is_empty()) {
+    if let Some(p) = r.passed.filter(|p| !p.keys.is_empty()) {
         let what = if r.summary.is_empty() { String::new() } else { format!("{}: ", prose(r.summary)) };
-        parts.push(format!(
-            "{what}verified on {}",
-            listed(p.entities.iter().map(|e| e.label.as_str()), host, m)
-        ));
+        // A pass holds keys; only the labels shown are looked up.
+        let labels: Vec<String> = p
+            .keys
+            .iter()
+            .take(LISTED)
+            .map(|k| view.entity(k).map_or_else(|| k.clone(), |e| e.label))
+            .collect();
+        let shown = labels.iter().map(String::as_str);
+        parts.push(format!("{what}verified on {}", listed_of(shown, p.keys.len(), host, m)));
     }
     if let Some(n) = r.not_applicable.first().filter(|_| parts.is_empty()) {
         let more = match r.not_applicable.len() {
@@ -370,7 +383,7 @@ mod tests {
     }
 
     fn passed(code: &str) -> Passed {
-        Passed { code: code.into(), rule: "r".into(), entities: vec![entity("ok")] }
+        Passed { code: code.into(), rule: "r".into(), keys: vec![entity("ok").key] }
     }
 
     fn not_evaluated(code: &str) -> NotEvaluated {

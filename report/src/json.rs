@@ -502,7 +502,7 @@ impl Render for JsonRender {
                 .map(|p| JsonPassed {
                     code: &p.code,
                     rule: &p.rule,
-                    keys: p.entities.iter().map(|e| e.key.as_str()).collect(),
+                    keys: p.keys.iter().map(String::as_str).collect(),
                 })
                 .collect(),
             errors: report.errors.iter().map(|e| JsonError { code: &e.code, message: &e.message }).collect(),

@@ -146,7 +146,7 @@ impl Summary {
         }
         self.not_evaluated += report.not_evaluated.len();
         self.not_applicable += report.not_applicable.len();
-        self.passed += report.passed.iter().map(|p| p.entities.len()).sum::<usize>();
+        self.passed += report.passed.iter().map(|p| p.keys.len()).sum::<usize>();
         self.rule_errors += report.errors.len();
         if !report.not_judged.is_empty() {
             self.hosts_not_judged += 1;

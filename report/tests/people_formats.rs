@@ -97,7 +97,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
             missing: n.into(),
             reason: Some(format!("{n}\n{n}")),
         }],
-        passed: vec![Passed { code: "TST003".into(), rule: n.into(), entities: vec![volume] }],
+        passed: vec![Passed { code: "TST003".into(), rule: n.into(), keys: vec![volume.key.clone()] }],
         rules_run: 4,
         ..Default::default()
     }

@@ -121,29 +121,29 @@ fn check_code(code: &str, measured: Option<Unit>, expected: Option<Unit>) {
         // Passes are what the rule judged less what it found fault with or could not judge.
         for p in &report.passed {
             assert_eq!(p.code, code);
-            for e in &p.entities {
-                let at = format!("{code} {case}: {} passed", e.key);
-                assert!(!report.findings.iter().any(|f| f.entity.key == e.key), "{at} with a finding");
+            for key in &p.keys {
+                let at = format!("{code} {case}: {key} passed");
+                assert!(!report.findings.iter().any(|f| f.entity.key == *key), "{at} with a finding");
                 assert!(
-                    !report.not_evaluated.iter().any(|n| n.entity.as_ref().is_some_and(|x| x.key == e.key)),
+                    !report.not_evaluated.iter().any(|n| n.entity.as_ref().is_some_and(|x| x.key == *key)),
                     "{at} while not evaluated"
                 );
                 assert!(
-                    !report.not_applicable.iter().any(|n| n.entity.key == e.key),
+                    !report.not_applicable.iter().any(|n| n.entity.key == *key),
                     "{at} while not applicable"
                 );
             }
-            let mut keys: Vec<&str> = p.entities.iter().map(|e| e.key.as_str()).collect();
+            let mut keys: Vec<&str> = p.keys.iter().map(String::as_str).collect();
             keys.sort_unstable();
             keys.dedup();
-            assert_eq!(keys.len(), p.entities.len(), "{code} {case}: an entity passed twice");
+            assert_eq!(keys.len(), p.keys.len(), "{code} {case}: an entity passed twice");
         }
     }
     if measured.is_some() {
         assert!(with_numbers > 0, "{code}: no fixture finding carries its measured number");
     }
     assert!(
-        reports.iter().any(|(_, r)| r.passed.iter().any(|p| !p.entities.is_empty())),
+        reports.iter().any(|(_, r)| r.passed.iter().any(|p| !p.keys.is_empty())),
         "{code}: no fixture has an entity that passes: the rule does not say what it judged"
     );
 }

@@ -138,7 +138,7 @@ pub(crate) fn write(
                 format!("{}{name}", m.name(&untrusted::name(r.code))),
                 r.severity.map_or("", |s| s.as_str()).to_string(),
                 m.state(r.state),
-                details(&r, &report.host, m),
+                details(&r, view, m),
             ],
         )?;
     }

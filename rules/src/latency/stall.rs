@@ -136,9 +136,9 @@ pub(crate) fn duration(ms: u64) -> String {
 /// counters behind it, `note` is appended to the message. Returns the finding, if any, for the
 /// caller's fix.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn report_average<'c, P>(
-    cx: &'c mut Ctx<'_, P>,
-    f: &Located<DbFile>,
+pub(crate) fn report_average<'c, 'v, P>(
+    cx: &'c mut Ctx<'v, P>,
+    f: &'v Located<DbFile>,
     field: &str,
     what: &str,
     (avg, stall_ms, count, sample_ms): (f64, u64, u64, Option<u64>),

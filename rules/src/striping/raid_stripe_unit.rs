@@ -230,7 +230,12 @@ fn lvm_volumes(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
     }
 }
 
-fn judge_lvm<T>(cx: &mut Ctx<'_, RaidStripeUnitParams>, at: &Located<T>, lvm: &Backing, wanted: &Wanted) {
+fn judge_lvm<'v, T>(
+    cx: &mut Ctx<'v, RaidStripeUnitParams>,
+    at: &'v Located<T>,
+    lvm: &Backing,
+    wanted: &Wanted,
+) {
     let Backing::Lvm { name, stripes, stripe_unit_bytes, .. } = lvm else { return };
     if *stripes == Some(1) {
         return; // linear: each extent on one device, no stripe unit
