@@ -122,7 +122,7 @@ impl JunitRender {
         let not_evaluated: Vec<&NotEvaluated> =
             report.not_evaluated.iter().filter(|n| n.code == code).collect();
         let not_applicable = report.not_applicable.iter().filter(|n| n.code == code).count();
-        let passed = report.passed.iter().filter(|p| p.code == code).map(|p| p.entities.len()).sum::<usize>();
+        let passed = report.passed.iter().filter(|p| p.code == code).map(|p| p.keys.len()).sum::<usize>();
         let lines = |fs: &[&Finding]| -> String {
             fs.iter().map(|f| finding_lines(f, &Place::of_finding(view, f))).collect::<Vec<_>>().join("\n")
         };
