@@ -85,7 +85,7 @@ fn host(n: &str) -> (HostView, HostReport) {
         passed: vec![Passed {
             code: "TST001".into(),
             rule: "test-rule".into(),
-            entities: vec![parts[1].clone()],
+            keys: vec![parts[1].key.clone()],
         }],
         rules_run: 1,
         ..Default::default()
