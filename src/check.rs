@@ -20,6 +20,7 @@ use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
+use spindle_report::baseline::BaselineWriter;
 use spindle_report::concise::ConciseWriter;
 use spindle_report::html::HtmlWriter;
 use spindle_report::json::JsonWriter;
@@ -31,6 +32,7 @@ use spindle_report::{
     HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
 };
 
+use crate::baseline::Baseline;
 use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
@@ -260,6 +262,8 @@ fn packs_to_apply(args: &CheckOptions) -> Vec<String> {
 
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
+    // Before anything is written: a bad baseline is bad input.
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
@@ -308,6 +312,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
 
     let mut local = if args.local { Some(local_documents(args)?) } else { None };
     let require = args.require.as_slice();
+    let how = HowChecked { today, require, baseline: baseline.as_ref() };
 
     // `--require sql` asks for SQL Server's facts from every server, so it accepts no
     // unreachable one.
@@ -339,6 +344,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             ),
             (Format::Markdown, _) => Box::new(MarkdownWriter::new(w)),
             (Format::Html, _) => Box::new(HtmlWriter::new(w)),
+            (Format::Baseline, _) => Box::new(BaselineWriter::new(w)),
         };
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
@@ -350,7 +356,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                 summary.collection_errors += 1;
                 causes.note_collection_error(&label, &why);
             }
-            check_and_write(&default_engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
+            check_and_write(&default_engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
@@ -401,7 +407,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                         docs.insert(0, live);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
-                    check_and_write(engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
+                    check_and_write(engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
                 }
                 Err(e) => {
                     writer.collection_error(&job.label, &e.0).map_err(report_io)?;
@@ -426,8 +432,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                 check_host_rendered(
                     &default_engine,
                     input::load_group(&files, &groups, g as usize)?,
-                    today,
-                    require,
+                    &how,
                     &*render,
                 )
             },
@@ -440,6 +445,9 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             },
         )?;
         summary.unreachable_allowed = unreachable_allowed;
+        if let Some(b) = &baseline {
+            summary.baseline.get_or_insert_default().absent = b.absent();
+        }
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();
@@ -549,6 +557,9 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
     if s.waived > 0 {
         line.push_str(&format!(", {} waived", s.waived));
     }
+    if let Some(b) = &s.baseline {
+        line.push_str(&format!("; baseline: {} new, {} unchanged, {} fixed", b.new, b.unchanged, b.absent));
+    }
     let with = |what: String, cause: &Option<String>| match cause {
         Some(c) => format!("{what} ({c})"),
         None => what,
@@ -572,7 +583,8 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
                 FailOn::Note => "note",
                 FailOn::Never => "never",
             };
-            line.push_str(&format!("; failed: findings at or above --fail-on {level}"));
+            let which = if s.baseline.is_some() { "new findings" } else { "findings" };
+            line.push_str(&format!("; failed: {which} at or above --fail-on {level}"));
             if !gaps.is_empty() {
                 line.push_str(&format!("; allowed: {}", gaps.join(", ")));
             }
@@ -584,18 +596,24 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
     line
 }
 
+/// What every host is checked with beyond its engine: the date waivers expire against, the
+/// facts the run requires, the baseline its findings are marked against.
+struct HowChecked<'a> {
+    today: Date,
+    require: &'a [Require],
+    baseline: Option<&'a Baseline>,
+}
+
 /// One host: its documents merged into a view, checked, written, counted.
 fn check_and_write(
     engine: &Engine,
     docs: Vec<Document>,
-    today: Date,
-    require: &[Require],
+    how: &HowChecked<'_>,
     writer: &mut dyn ReportWriter,
     summary: &mut Summary,
     causes: &mut Causes,
 ) -> Result<(), UserError> {
-    let (rendered, counts, host_causes) =
-        check_host_rendered(engine, docs, today, require, &*writer.renderer())?;
+    let (rendered, counts, host_causes) = check_host_rendered(engine, docs, how, &*writer.renderer())?;
     writer.append(&rendered).map_err(report_io)?;
     summary.merge(&counts);
     causes.merge(host_causes);
@@ -608,13 +626,15 @@ fn check_and_write(
 fn check_host_rendered(
     engine: &Engine,
     docs: Vec<Document>,
-    today: Date,
-    require: &[Require],
+    how: &HowChecked<'_>,
     render: &dyn Render,
 ) -> Result<(Rendered, Summary, Causes), UserError> {
     let view = engine.view(docs);
-    let mut report = engine.check(&view, today);
-    report.not_judged.extend(require.iter().filter_map(|r| unmet(*r, &view)));
+    let mut report = engine.check(&view, how.today);
+    report.not_judged.extend(how.require.iter().filter_map(|r| unmet(*r, &view)));
+    if let Some(b) = how.baseline {
+        b.mark(&mut report);
+    }
     let mut counts = Summary::default();
     counts.add(&report);
     let context = HostContext { packs: engine.packs() };
@@ -865,10 +885,15 @@ fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
     if s.incomplete() {
         return Exit::Incomplete;
     }
+    // With a baseline, only new findings count; a check not evaluated is never in one.
+    let (errors, warnings, notes) = match &s.baseline {
+        Some(b) => (b.new_errors, b.new_warnings, b.new_notes),
+        None => (s.errors, s.warnings, s.notes),
+    };
     let failing = match fail_on {
-        FailOn::Error => s.errors,
-        FailOn::Warning => s.errors + s.warnings,
-        FailOn::Note => s.errors + s.warnings + s.notes + s.not_evaluated,
+        FailOn::Error => errors,
+        FailOn::Warning => errors + warnings,
+        FailOn::Note => errors + warnings + notes + s.not_evaluated,
         FailOn::Never => 0,
     };
     if failing > 0 { Exit::Findings } else { Exit::Clean }
