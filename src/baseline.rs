@@ -99,7 +99,10 @@ impl Baseline {
             Ok(f) => f,
             Err(e) => {
                 let (line, column) = (e.line(), e.column());
-                let message = format!("{name}:{line}:{column}: not a spindle baseline: {e}");
+                // serde_json's message ends with the position, which leads ours.
+                let why = e.to_string();
+                let why = why.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&why);
+                let message = format!("{name}:{line}:{column}: not a spindle baseline: {why}");
                 let span = (line > 0).then(|| {
                     // serde_json counts columns in bytes; the span wants a byte offset.
                     let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();

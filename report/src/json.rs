@@ -699,6 +699,7 @@ mod tests {
                 expired: !some,
             }),
             fingerprint: "19f27316e9de46e3".into(),
+            baseline: some.then_some(if waived { "unchanged" } else { "new" }),
         };
         let hosts = [
             JsonHost {
