@@ -558,7 +558,7 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
         line.push_str(&format!(", {} waived", s.waived));
     }
     if let Some(b) = &s.baseline {
-        line.push_str(&format!("; baseline: {} new, {} unchanged, {} fixed", b.new, b.unchanged, b.absent));
+        line.push_str(&format!("; baseline: {} new, {} fixed, {} unchanged", b.new, b.absent, b.unchanged));
     }
     let with = |what: String, cause: &Option<String>| match cause {
         Some(c) => format!("{what} ({c})"),
@@ -1145,6 +1145,32 @@ mod tests {
             "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated, 2 waived → report.sarif"
         );
         assert_eq!(first_line(&format!("{}\nsecond", "x".repeat(200))), format!("{}…", "x".repeat(160)));
+    }
+
+    #[test]
+    fn with_a_baseline_only_new_findings_fail_and_an_incomplete_run_stays_incomplete() {
+        use spindle_report::BaselineCounts;
+        let known = Summary {
+            hosts: 1,
+            errors: 4,
+            warnings: 9,
+            baseline: Some(BaselineCounts::default()),
+            ..Default::default()
+        };
+        assert_eq!(exit_code(&known, FailOn::Error), Exit::Clean);
+        assert_eq!(exit_code(&Summary { baseline: None, ..known }, FailOn::Error), Exit::Findings);
+        let new_note = BaselineCounts { new: 1, new_notes: 1, ..Default::default() };
+        let s = Summary { baseline: Some(new_note), ..known };
+        assert_eq!(exit_code(&s, FailOn::Warning), Exit::Clean);
+        assert_eq!(exit_code(&s, FailOn::Note), Exit::Findings);
+        assert_eq!(exit_code(&Summary { rule_errors: 1, ..known }, FailOn::Never), Exit::Incomplete);
+        let line = summary_line(&s, &Causes::default(), Exit::Findings, FailOn::Note, Path::new("r.json"));
+        assert!(
+            line.contains(
+                "; baseline: 1 new, 0 fixed, 0 unchanged; failed: new findings at or above --fail-on note"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

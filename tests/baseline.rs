@@ -175,10 +175,17 @@ fn a_new_problem_is_the_only_new_finding_and_fails_the_run() {
     assert!(marked.contains("32,256 B") && marked.contains("snaps/erp-sql2.json:"), "{marked}");
     assert!(text.contains("; baseline: 1 new, 0 fixed, 16 unchanged"), "{text}");
 
+    // One line per finding: the new one says so.
+    let o = spindle_in(dir.path(), &["check", "--baseline", "b.json", "snaps", "--format", "concise"]);
+    let concise = stdout(&o);
+    let new: Vec<&str> = concise.lines().filter(|l| l.contains(", new]")).collect();
+    assert_eq!(new.len(), 1, "{concise}");
+    assert!(new[0].contains("ALN001 [error, new]"), "{}", new[0]);
+
     // The line on stderr says what failed.
     let o = spindle_in(dir.path(), &["check", "--baseline", "b.json", "snaps", "-o", "r.txt"]);
     assert!(
-        flat_stderr(&o).contains("baseline: 1 new, 16 unchanged, 0 fixed; failed: new findings"),
+        flat_stderr(&o).contains("baseline: 1 new, 0 fixed, 16 unchanged; failed: new findings"),
         "{}",
         stderr(&o)
     );

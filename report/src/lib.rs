@@ -710,6 +710,44 @@ mod tests {
     }
 
     #[test]
+    fn summary_counts_baseline_states() {
+        let with = |state, waived: bool, severity| {
+            let mut f = finding("A1", "k", None);
+            f.baseline = Some(state);
+            f.severity = severity;
+            f.waiver = waived.then(|| AppliedWaiver {
+                reason: "r".into(),
+                expires: None,
+                source: "p".into(),
+                expired: false,
+            });
+            f
+        };
+        let report = HostReport {
+            host: "h".into(),
+            findings: vec![
+                with(BaselineState::New, false, Severity::Error),
+                with(BaselineState::New, false, Severity::Note),
+                with(BaselineState::New, true, Severity::Error),
+                with(BaselineState::Unchanged, false, Severity::Error),
+                with(BaselineState::Unchanged, true, Severity::Warning),
+            ],
+            ..Default::default()
+        };
+        let mut s = Summary::default();
+        s.add(&report);
+        let b = s.baseline.unwrap();
+        assert_eq!((b.new, b.new_errors, b.new_warnings, b.new_notes, b.unchanged), (2, 1, 0, 1, 2));
+        let mut run = Summary::default();
+        run.merge(&s);
+        run.merge(&s);
+        assert_eq!(run.baseline.unwrap().new, 4);
+        let mut none = Summary::default();
+        none.add(&HostReport { findings: vec![finding("A1", "k", None)], ..Default::default() });
+        assert_eq!(none.baseline, None, "no baseline, no counts");
+    }
+
+    #[test]
     fn what_makes_a_run_incomplete() {
         let with = |f: fn(&mut Summary)| {
             let mut s = Summary::default();
