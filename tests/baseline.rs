@@ -1,6 +1,7 @@
 //! End-to-end tests of baselines: `spindle baseline` records a run's findings, `spindle check
 //! --baseline` fails only on new ones, counts the fixed ones, and says so in every report.
 
+use spindle_test_support::multitool;
 use spindle_test_support::sarif as sarif_schema;
 
 use std::fs;
@@ -271,6 +272,13 @@ fn sarif_results_carry_their_baseline_state_and_the_log_stays_valid() {
     assert_eq!(new["ruleId"], "ALN001");
     let counts = &log["runs"][0]["invocations"][0]["properties"]["summary"]["baseline"];
     assert_eq!(*counts, serde_json::json!({"new": 1, "unchanged": 16, "absent": 0}));
+    // Microsoft's validator, with GitHub's rules, where it is installed (always in CI).
+    if let Some(tool) = multitool::multitool() {
+        let path = dir.path().join("baseline.sarif");
+        fs::write(&path, stdout(&o)).unwrap();
+        let findings = multitool::validate(&tool, &[path]);
+        assert!(findings.is_empty(), "the SARIF Multitool reports:\n{}", findings.join("\n"));
+    }
 
     // Without a baseline, no result says anything of one.
     let o = spindle_in(dir.path(), &["check", "snaps", "--format", "sarif"]);
