@@ -252,6 +252,16 @@ fn a_bad_baseline_is_bad_input_named_by_file_line_and_column() {
     assert!(err.contains("expected 16 hexadecimal digits"), "{err}");
     let err = flat_stderr(&spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "version.json"]));
     assert!(err.contains("baseline version 7"), "{err}");
+    // What the file says is untrusted: escaped and cut before the terminal.
+    let hostile = format!(
+        "{{\"spindle_baseline\": 1, \"findings\": [{{\"fingerprint\": \"\\u001b[31m{}\"}}]}}",
+        "x".repeat(1 << 20)
+    );
+    fs::write(dir.path().join("hostile.json"), hostile).unwrap();
+    let o = spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "hostile.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!o.stderr.contains(&0x1b), "no escape sequence reaches the terminal");
+    assert!(o.stderr.len() < 64 << 10, "a megabyte is not echoed: {} bytes", o.stderr.len());
     let o = spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "missing.json"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(flat_stderr(&o).contains("missing.json: cannot read the baseline"), "{}", stderr(&o));
