@@ -6,9 +6,12 @@
 # - script (a terminal for the password-prompt test);
 # - mingw, the linker the Windows collector is cross-built with;
 # - cmark-gfm, the CommonMark + GFM parser GitHub renders Markdown with (the Markdown report's
-#   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page).
+#   tests), and headless Chromium (the HTML report's tests: it loads, draws and prints the page);
 # - npm, and with it Microsoft's SARIF Multitool (the npm package @microsoft/sarif-multitool,
-#   pinned) under target/test-tools/, where tests/support/src/multitool.rs looks for it.
+#   pinned) under target/test-tools/, where tests/support/src/multitool.rs looks for it;
+# - the real consumers the CI-format tests read reports with (tests/ci_formats.rs): xmllint
+#   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
+#   in CI and without sudo on a laptop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +22,7 @@ tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkf
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
     blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
-    cmark-gfm:cmark-gfm chromium:chromium)
+    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils)
 
 missing=()
 for t in "${tools[@]}"; do
@@ -38,6 +41,12 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     echo "install-test-tools: installing ${missing[*]}"
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -c 'import junitparser' >/dev/null 2>&1; then
+    echo "install-test-tools: installing junitparser (pip --user)"
+    python3 -m pip install --user --quiet --disable-pip-version-check junitparser 2>/dev/null \
+        || python3 -m pip install --user --quiet --disable-pip-version-check --break-system-packages junitparser
 fi
 
 # The SARIF Multitool: a self-contained .NET program in a per-platform npm package. Its

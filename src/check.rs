@@ -31,6 +31,7 @@ use spindle_report::text::{TextOptions, TextWriter};
 use spindle_report::{
     HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
 };
+use spindle_report::{github::GithubWriter, gitlab::GitlabWriter, junit::JunitWriter};
 
 use crate::baseline::Baseline;
 use crate::connect::{Prompted, security_warnings};
@@ -344,6 +345,9 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             ),
             (Format::Markdown, _) => Box::new(MarkdownWriter::new(w)),
             (Format::Html, _) => Box::new(HtmlWriter::new(w)),
+            (Format::Junit, _) => Box::new(JunitWriter::new(w)),
+            (Format::Gitlab, _) => Box::new(GitlabWriter::new(w)),
+            (Format::Github, _) => Box::new(GithubWriter::new(w)),
             (Format::Baseline, _) => Box::new(BaselineWriter::new(w)),
         };
         writer.provenance(&provenance);

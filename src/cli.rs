@@ -196,7 +196,9 @@ pub struct CheckArgs {
     /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
     /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
     /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); `markdown`: a checklist per host for a
-    /// change ticket; `html`: one self-contained page with partition alignment diagrams.
+    /// change ticket; `html`: one self-contained page with partition alignment diagrams; for CI:
+    /// `junit` (a test per rule and host), `gitlab` (GitLab Code Quality), `github` (GitHub
+    /// Actions annotations).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
@@ -342,6 +344,9 @@ pub enum Format {
     Sarif,
     Markdown,
     Html,
+    Junit,
+    Gitlab,
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -461,6 +466,9 @@ impl From<CheckArgs> for CheckOptions {
                 Format::Sarif => LibFormat::Sarif,
                 Format::Markdown => LibFormat::Markdown,
                 Format::Html => LibFormat::Html,
+                Format::Junit => LibFormat::Junit,
+                Format::Gitlab => LibFormat::Gitlab,
+                Format::Github => LibFormat::Github,
             },
             output: a.output,
             fail_on: match a.fail_on {

@@ -362,14 +362,15 @@ fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
 }
 
 /// What kind of report spindle writes `path` looks like, when it looks like one: by its
-/// extension (`.sarif`, `.md`, `.html`), or for a `.json` file, by the keys that open spindle's
-/// JSON and SARIF reports. Only the first kilobytes of `text` are looked at.
+/// extension (`.sarif`, `.md`, `.html`, `.xml`), or for a `.json` file, by the keys that open
+/// spindle's JSON, SARIF and GitLab reports. Only the first kilobytes of `text` are looked at.
 fn report_kind(path: &Path, text: Option<&str>) -> Option<&'static str> {
     let ext = path.extension().and_then(OsStr::to_str).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("sarif") => return Some("a SARIF report"),
         Some("md" | "markdown") => return Some("a Markdown report"),
         Some("html" | "htm") => return Some("an HTML report"),
+        Some("xml") => return Some("a JUnit report"),
         _ => {}
     }
     let text = text?;
@@ -378,6 +379,11 @@ fn report_kind(path: &Path, text: Option<&str>) -> Option<&'static str> {
         Some("a JSON report")
     } else if head.contains("\"runs\"") && head.contains("sarif") {
         Some("a SARIF report")
+    } else if head.trim_start().starts_with('[')
+        && head.contains("\"check_name\"")
+        && head.contains("\"fingerprint\"")
+    {
+        Some("a GitLab Code Quality report")
     } else {
         None
     }

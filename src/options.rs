@@ -140,6 +140,10 @@ pub enum Format {
     Markdown,
     /// One self-contained page: fleet summary, checklists, partition alignment diagrams.
     Html,
+    /// CI formats: JUnit XML, GitLab Code Quality, GitHub Actions workflow commands.
+    Junit,
+    Gitlab,
+    Github,
     /// Not a report: the baseline file of `spindle baseline`, today's findings by fingerprint.
     Baseline,
 }

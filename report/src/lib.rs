@@ -1,5 +1,7 @@
 //! Report writers: the run-level model (rules, per-host reports, summary) and the streaming
 //! writers for the JSON report ([`json`]) and SARIF 2.1.0 ([`sarif`]).
+//! For CI systems: JUnit XML ([`junit`]), GitLab Code Quality ([`gitlab`]) and GitHub Actions
+//! workflow commands ([`github`]).
 //!
 //! A writer is driven as `begin(rules)`, then `host(view, report)` once per host as each is
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
@@ -7,11 +9,15 @@
 
 pub mod baseline;
 mod checklist;
+mod ci;
 pub mod concise;
 mod emit;
 mod fix;
+pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod provenance;
 pub mod sarif;

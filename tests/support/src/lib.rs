@@ -4,6 +4,7 @@
 
 #[cfg(unix)]
 pub mod child;
+pub mod consumers;
 pub mod disk_tools;
 pub mod fleet_gen;
 pub mod machine;

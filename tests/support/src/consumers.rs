@@ -1,0 +1,64 @@
+//! The real consumers of the CI report formats, run by the tests: libxml2's `xmllint` and
+//! Python's `junitparser` (scripts/install-test-tools.sh installs both). Under CI (`CI` set) a
+//! missing one fails the test; elsewhere the test says what it skipped and why, as for the
+//! renderers of the reports people read ([`crate::renderers`]).
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Whether `probe` runs and succeeds; if not, a panic under CI, else a note on stderr.
+fn available(what: &str, install: &str, probe: &mut Command) -> bool {
+    let ok = probe.stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    if !ok {
+        let why = format!("{what} is not installed ({install}, or scripts/install-test-tools.sh)");
+        assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
+        eprintln!("SKIPPED the {what} check: {why}");
+    }
+    ok
+}
+
+/// The Python interpreter the tests run junitparser with.
+pub const PYTHON: &str = "python3";
+
+/// The path of xmllint, or `None` after saying why the check is skipped (a panic under CI).
+pub fn xmllint_path() -> Option<PathBuf> {
+    crate::renderers::tool_or_skip("xmllint", "libxml2-utils")
+}
+
+pub fn has_junitparser() -> bool {
+    available(
+        "junitparser",
+        "python3 -m pip install --user junitparser",
+        Command::new(PYTHON).args(["-c", "import junitparser"]),
+    )
+}
+
+/// Runs `program args` with `input` on its standard input.
+pub fn run_with_input(program: impl AsRef<OsStr>, args: &[&str], input: &[u8]) -> Output {
+    let program = program.as_ref();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", program.to_string_lossy()));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: a consumer that answers before reading all would block the pipe.
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// `xmllint --noout` (at `xmllint`, from [`xmllint_path`]) on `xml`: `Err` with what it said
+/// when the document is not well-formed.
+pub fn xmllint(xmllint: &Path, xml: &[u8]) -> Result<(), String> {
+    let out = run_with_input(xmllint, &["--noout", "-"], xml);
+    if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+}
