@@ -20,6 +20,7 @@ use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
+use spindle_report::baseline::BaselineWriter;
 use spindle_report::concise::ConciseWriter;
 use spindle_report::html::HtmlWriter;
 use spindle_report::json::JsonWriter;
@@ -32,6 +33,7 @@ use spindle_report::{
 };
 use spindle_report::{github::GithubWriter, gitlab::GitlabWriter, junit::JunitWriter};
 
+use crate::baseline::Baseline;
 use crate::connect::{Prompted, security_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
@@ -261,6 +263,8 @@ fn packs_to_apply(args: &CheckOptions) -> Vec<String> {
 
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
+    // Before anything is written: a bad baseline is bad input.
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
@@ -309,6 +313,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
 
     let mut local = if args.local { Some(local_documents(args)?) } else { None };
     let require = args.require.as_slice();
+    let how = HowChecked { today, require, baseline: baseline.as_ref() };
 
     // `--require sql` asks for SQL Server's facts from every server, so it accepts no
     // unreachable one.
@@ -343,6 +348,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             (Format::Junit, _) => Box::new(JunitWriter::new(w)),
             (Format::Gitlab, _) => Box::new(GitlabWriter::new(w)),
             (Format::Github, _) => Box::new(GithubWriter::new(w)),
+            (Format::Baseline, _) => Box::new(BaselineWriter::new(w)),
         };
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
@@ -354,7 +360,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                 summary.collection_errors += 1;
                 causes.note_collection_error(&label, &why);
             }
-            check_and_write(&default_engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
+            check_and_write(&default_engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
         }
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
@@ -405,7 +411,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                         docs.insert(0, live);
                     }
                     let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
-                    check_and_write(engine, docs, today, require, &mut writer, &mut summary, &mut causes)?;
+                    check_and_write(engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
                 }
                 Err(e) => {
                     writer.collection_error(&job.label, &e.0).map_err(report_io)?;
@@ -430,8 +436,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                 check_host_rendered(
                     &default_engine,
                     input::load_group(&files, &groups, g as usize)?,
-                    today,
-                    require,
+                    &how,
                     &*render,
                 )
             },
@@ -444,6 +449,9 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             },
         )?;
         summary.unreachable_allowed = unreachable_allowed;
+        if let Some(b) = &baseline {
+            summary.baseline.get_or_insert_default().absent = b.absent();
+        }
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
     })();
@@ -553,6 +561,9 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
     if s.waived > 0 {
         line.push_str(&format!(", {} waived", s.waived));
     }
+    if let Some(b) = &s.baseline {
+        line.push_str(&format!("; baseline: {} new, {} fixed, {} unchanged", b.new, b.absent, b.unchanged));
+    }
     let with = |what: String, cause: &Option<String>| match cause {
         Some(c) => format!("{what} ({c})"),
         None => what,
@@ -576,7 +587,8 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
                 FailOn::Note => "note",
                 FailOn::Never => "never",
             };
-            line.push_str(&format!("; failed: findings at or above --fail-on {level}"));
+            let which = if s.baseline.is_some() { "new findings" } else { "findings" };
+            line.push_str(&format!("; failed: {which} at or above --fail-on {level}"));
             if !gaps.is_empty() {
                 line.push_str(&format!("; allowed: {}", gaps.join(", ")));
             }
@@ -588,18 +600,24 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
     line
 }
 
+/// What every host is checked with beyond its engine: the date waivers expire against, the
+/// facts the run requires, the baseline its findings are marked against.
+struct HowChecked<'a> {
+    today: Date,
+    require: &'a [Require],
+    baseline: Option<&'a Baseline>,
+}
+
 /// One host: its documents merged into a view, checked, written, counted.
 fn check_and_write(
     engine: &Engine,
     docs: Vec<Document>,
-    today: Date,
-    require: &[Require],
+    how: &HowChecked<'_>,
     writer: &mut dyn ReportWriter,
     summary: &mut Summary,
     causes: &mut Causes,
 ) -> Result<(), UserError> {
-    let (rendered, counts, host_causes) =
-        check_host_rendered(engine, docs, today, require, &*writer.renderer())?;
+    let (rendered, counts, host_causes) = check_host_rendered(engine, docs, how, &*writer.renderer())?;
     writer.append(&rendered).map_err(report_io)?;
     summary.merge(&counts);
     causes.merge(host_causes);
@@ -612,13 +630,15 @@ fn check_and_write(
 fn check_host_rendered(
     engine: &Engine,
     docs: Vec<Document>,
-    today: Date,
-    require: &[Require],
+    how: &HowChecked<'_>,
     render: &dyn Render,
 ) -> Result<(Rendered, Summary, Causes), UserError> {
     let view = engine.view(docs);
-    let mut report = engine.check(&view, today);
-    report.not_judged.extend(require.iter().filter_map(|r| unmet(*r, &view)));
+    let mut report = engine.check(&view, how.today);
+    report.not_judged.extend(how.require.iter().filter_map(|r| unmet(*r, &view)));
+    if let Some(b) = how.baseline {
+        b.mark(&mut report);
+    }
     let mut counts = Summary::default();
     counts.add(&report);
     let context = HostContext { packs: engine.packs() };
@@ -869,10 +889,15 @@ fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
     if s.incomplete() {
         return Exit::Incomplete;
     }
+    // With a baseline, only new findings count; a check not evaluated is never in one.
+    let (errors, warnings, notes) = match &s.baseline {
+        Some(b) => (b.new_errors, b.new_warnings, b.new_notes),
+        None => (s.errors, s.warnings, s.notes),
+    };
     let failing = match fail_on {
-        FailOn::Error => s.errors,
-        FailOn::Warning => s.errors + s.warnings,
-        FailOn::Note => s.errors + s.warnings + s.notes + s.not_evaluated,
+        FailOn::Error => errors,
+        FailOn::Warning => errors + warnings,
+        FailOn::Note => errors + warnings + notes + s.not_evaluated,
         FailOn::Never => 0,
     };
     if failing > 0 { Exit::Findings } else { Exit::Clean }
@@ -1124,6 +1149,32 @@ mod tests {
             "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated, 2 waived → report.sarif"
         );
         assert_eq!(first_line(&format!("{}\nsecond", "x".repeat(200))), format!("{}…", "x".repeat(160)));
+    }
+
+    #[test]
+    fn with_a_baseline_only_new_findings_fail_and_an_incomplete_run_stays_incomplete() {
+        use spindle_report::BaselineCounts;
+        let known = Summary {
+            hosts: 1,
+            errors: 4,
+            warnings: 9,
+            baseline: Some(BaselineCounts::default()),
+            ..Default::default()
+        };
+        assert_eq!(exit_code(&known, FailOn::Error), Exit::Clean);
+        assert_eq!(exit_code(&Summary { baseline: None, ..known }, FailOn::Error), Exit::Findings);
+        let new_note = BaselineCounts { new: 1, new_notes: 1, ..Default::default() };
+        let s = Summary { baseline: Some(new_note), ..known };
+        assert_eq!(exit_code(&s, FailOn::Warning), Exit::Clean);
+        assert_eq!(exit_code(&s, FailOn::Note), Exit::Findings);
+        assert_eq!(exit_code(&Summary { rule_errors: 1, ..known }, FailOn::Never), Exit::Incomplete);
+        let line = summary_line(&s, &Causes::default(), Exit::Findings, FailOn::Note, Path::new("r.json"));
+        assert!(
+            line.contains(
+                "; baseline: 1 new, 0 fixed, 0 unchanged; failed: new findings at or above --fail-on note"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub struct Cli {
 /// What `spindle check --help` ends with: how a pipeline reads the outcome.
 const CHECK_EXIT_STATUS: &str = "\
 Exit status:
-  0  no unwaived finding at or above --fail-on
+  0  no unwaived finding at or above --fail-on (with --baseline: no new one)
   1  such findings
   2  bad input or usage (nothing written; a stale --output report is removed), or an incomplete
      run (report written and marked incomplete): a rule failed, a server's facts could not be
@@ -38,6 +38,11 @@ pub enum Command {
     /// Check facts snapshots against rule packs.
     #[command(after_help = CHECK_EXIT_STATUS)]
     Check(Box<CheckArgs>),
+    /// Record today's findings by fingerprint, so that `spindle check --baseline FILE` fails
+    /// only on new ones: for adopting spindle on a fleet that already has findings. Exit status 0
+    /// when written; 2 on bad input or an incomplete run (written, but what could not be checked
+    /// is missing from it).
+    Baseline(Box<BaselineArgs>),
     /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
     /// of the packs' plugins, and whether the packs enable each rule.
     Rules {
@@ -246,6 +251,61 @@ pub struct CheckArgs {
     /// waiver; `omit`: no result, counted in the run's properties.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = WaivedArg::Note, help_heading = "SARIF")]
     pub waived: WaivedArg,
+    /// A baseline (`spindle baseline`): findings are marked new or unchanged, the baseline's
+    /// findings not found again are counted as fixed, and only new findings fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+/// `spindle baseline`: the inputs and rule choice of `spindle check`, and where the baseline goes.
+#[derive(Debug, clap::Args)]
+pub struct BaselineArgs {
+    /// Snapshot files (`.json`) or directories of them, as for `spindle check`.
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the baseline (atomically).
+    #[arg(long, short, value_name = "FILE", default_value = "spindle-baseline.json")]
+    pub output: PathBuf,
+    /// Rule pack, as for `spindle check`. Repeatable.
+    #[arg(long = "pack", value_name = "NAME|FILE")]
+    pub packs: Vec<String>,
+    /// Do not look for spindle.toml or .spindle.toml.
+    #[arg(long, visible_alias = "isolated")]
+    pub no_config: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    /// Facts every host must have, as for `spindle check`.
+    #[arg(long, value_enum, value_name = "FACTS", value_delimiter = ',')]
+    pub require: Vec<RequireArg>,
+    /// Hosts checked at once (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+}
+
+impl From<BaselineArgs> for CheckOptions {
+    fn from(a: BaselineArgs) -> Self {
+        CheckOptions {
+            inputs: a.inputs,
+            packs: a.packs,
+            discover_config: !a.no_config,
+            selection: a.selection.into(),
+            format: LibFormat::Baseline,
+            output: Some(a.output),
+            fail_on: LibFailOn::Never,
+            require: a.require.into_iter().map(RequireArg::into).collect(),
+            jobs: a.jobs.map(usize::from),
+            ..CheckOptions::default()
+        }
+    }
+}
+
+impl From<RequireArg> for LibRequire {
+    fn from(r: RequireArg) -> Self {
+        match r {
+            RequireArg::Sql => LibRequire::Sql,
+            RequireArg::Host => LibRequire::Host,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -417,14 +477,7 @@ impl From<CheckArgs> for CheckOptions {
                 FailOn::Note => LibFailOn::Note,
                 FailOn::Never => LibFailOn::Never,
             },
-            require: a
-                .require
-                .into_iter()
-                .map(|r| match r {
-                    RequireArg::Sql => LibRequire::Sql,
-                    RequireArg::Host => LibRequire::Host,
-                })
-                .collect(),
+            require: a.require.into_iter().map(RequireArg::into).collect(),
             jobs: a.jobs.map(usize::from),
             text: TextStyle {
                 colour: match a.color {
@@ -452,6 +505,7 @@ impl From<CheckArgs> for CheckOptions {
                     WaivedArg::Omit => Waived::Omit,
                 },
             },
+            baseline: a.baseline,
         }
     }
 }

@@ -11,6 +11,7 @@
 // status 2, so its size on the error path costs nothing worth boxing for.
 #![allow(clippy::result_large_err)]
 
+pub mod baseline;
 pub mod check;
 pub mod collect;
 pub mod connect;

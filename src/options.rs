@@ -52,6 +52,9 @@ pub struct CheckOptions {
     pub text: TextStyle,
     /// For GitHub code scanning: the SARIF log's category, a log per host, waived findings.
     pub sarif: SarifOptions,
+    /// A baseline file (`spindle baseline`): each finding is marked new or unchanged against
+    /// it, and only new findings fail the run.
+    pub baseline: Option<PathBuf>,
 }
 
 /// `--sarif-category`, `--split-by`, `--waived`: what GitHub code scanning needs of a SARIF log.
@@ -120,6 +123,7 @@ impl Default for CheckOptions {
             jobs: None,
             text: TextStyle::default(),
             sarif: SarifOptions::default(),
+            baseline: None,
         }
     }
 }
@@ -140,6 +144,8 @@ pub enum Format {
     Junit,
     Gitlab,
     Github,
+    /// Not a report: the baseline file of `spindle baseline`, today's findings by fingerprint.
+    Baseline,
 }
 
 /// The lowest severity of an unwaived finding that fails the run.

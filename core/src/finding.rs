@@ -50,6 +50,25 @@ pub struct AppliedWaiver {
     pub expired: bool,
 }
 
+/// Whether a finding was already there when the baseline was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BaselineState {
+    /// Not in the baseline (or recorded under a waiver that no longer holds): it counts.
+    New,
+    /// In the baseline: known, and it does not fail the run.
+    Unchanged,
+}
+
+impl BaselineState {
+    /// The word reports use: `new`, `unchanged` (SARIF's `baselineState` values).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineState::New => "new",
+            BaselineState::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// The unit of a [`Quantity`]: bytes and milliseconds, as everywhere in spindle; percentages
 /// from 0 to 100; counts of things (files, disks, columns, growths).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,6 +141,9 @@ pub struct Finding {
     pub field: Option<String>,
     pub fix: String,
     pub waiver: Option<AppliedWaiver>,
+    /// Against the run's baseline (`spindle check --baseline`), when it has one: set once by the
+    /// caller after the waivers, read by every report writer.
+    pub baseline: Option<BaselineState>,
 }
 
 impl Finding {

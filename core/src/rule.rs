@@ -266,6 +266,7 @@ impl<'a, P> Ctx<'a, P> {
             field: (!field.is_empty()).then(|| field.to_string()),
             fix,
             waiver: None,
+            baseline: None,
         });
         self.findings.last_mut().expect("just pushed")
     }

@@ -79,6 +79,7 @@ impl RuleGroup for Group {
                 field: None,
                 fix: String::new(),
                 waiver: None,
+                baseline: None,
             })
             .collect();
         Ok((findings, vec![]))

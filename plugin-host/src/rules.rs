@@ -247,6 +247,7 @@ impl RuleGroup for PluginGroup {
                 field: f.field,
                 fix: f.fix.unwrap_or_else(|| meta.default_fix().to_string()),
                 waiver: None,
+                baseline: None,
             });
         }
         let mut not_evaluated = Vec::with_capacity(out.not_evaluated.len());

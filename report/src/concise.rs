@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use spindle_core::engine::HostReport;
-use spindle_core::finding::Finding;
+use spindle_core::finding::{BaselineState, Finding};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
@@ -34,11 +34,12 @@ struct ConciseRender;
 fn finding_line(out: &mut Vec<u8>, view: &HostView, f: &Finding, waived: bool) -> io::Result<()> {
     writeln!(
         out,
-        "{}: {} [{}{}] {} ({})",
+        "{}: {} [{}{}{}] {} ({})",
         location_text(view, f),
         untrusted::name(&f.code),
         f.severity,
         if waived { ", waived" } else { "" },
+        if f.baseline == Some(BaselineState::New) { ", new" } else { "" },
         untrusted::message(&f.message),
         untrusted::label(&f.entity.label)
     )

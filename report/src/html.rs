@@ -340,6 +340,13 @@ impl ReportWriter for HtmlWriter<'_> {
             s.hosts,
             s.passed
         )?;
+        if let Some(b) = s.baseline {
+            writeln!(
+                self.w,
+                "<p class=\"baseline\">Against the baseline: <strong>{} new</strong>, {} fixed, {} unchanged.</p>",
+                b.new, b.absent, b.unchanged
+            )?;
+        }
         writeln!(self.w, "<p>{}</p>\n</section>", esc(&run_summary(s)))?;
         writeln!(
             self.w,

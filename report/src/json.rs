@@ -221,6 +221,9 @@ struct JsonFinding<'a> {
     waived: bool,
     waiver: Option<JsonWaiver<'a>>,
     fingerprint: String,
+    /// `new` or `unchanged`, with `--baseline` only.
+    #[cfg_attr(test, serde(skip_serializing_if = "Option::is_none"))]
+    baseline: Option<&'static str>,
 }
 
 #[cfg_attr(test, derive(Serialize))]
@@ -265,6 +268,18 @@ struct JsonSummary {
     hosts_not_judged: usize,
     unreachable_allowed: bool,
     incomplete: bool,
+    /// With `--baseline` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<JsonBaseline>,
+}
+
+/// The run against its baseline: findings that count and are new, findings found again, and
+/// the baseline's findings not found (fixed).
+#[derive(Serialize)]
+struct JsonBaseline {
+    new: usize,
+    unchanged: usize,
+    absent: usize,
 }
 
 // The host objects are written by hand (see `emit`), in the order and layout serde's derive
@@ -373,6 +388,9 @@ impl JsonFinding<'_> {
             None => e.null(),
         }
         e.str_member("fingerprint", &self.fingerprint);
+        if let Some(state) = self.baseline {
+            e.str_member("baseline", state);
+        }
         e.close(b'}');
     }
 }
@@ -470,6 +488,7 @@ impl Render for JsonRender {
                         expired: w.expired,
                     }),
                     fingerprint: fingerprint(f),
+                    baseline: f.baseline.map(|b| b.as_str()),
                 })
                 .collect(),
             not_evaluated: report
@@ -613,6 +632,11 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             hosts_not_judged: summary.hosts_not_judged,
             unreachable_allowed: summary.unreachable_allowed,
             incomplete: summary.incomplete(),
+            baseline: summary.baseline.map(|b| JsonBaseline {
+                new: b.new,
+                unchanged: b.unchanged,
+                absent: b.absent,
+            }),
         };
         let out = &mut self.out;
         let close: &[u8] = if self.hosts == 0 { b"]" } else { b"\n  ]" };
@@ -675,6 +699,7 @@ mod tests {
                 expired: !some,
             }),
             fingerprint: "19f27316e9de46e3".into(),
+            baseline: some.then_some(if waived { "unchanged" } else { "new" }),
         };
         let hosts = [
             JsonHost {

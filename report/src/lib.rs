@@ -7,6 +7,7 @@
 //! checked, then `finish(summary)`. Writers write each host as it comes and keep nothing of it,
 //! so a fleet of any size streams through in the memory of one host.
 
+pub mod baseline;
 mod checklist;
 mod ci;
 pub mod concise;
@@ -29,7 +30,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use spindle_core::engine::{ActiveRule, HostReport};
-use spindle_core::finding::{Finding, NotApplicable, NotEvaluated, Severity};
+use spindle_core::finding::{BaselineState, Finding, NotApplicable, NotEvaluated, Severity};
 use spindle_core::rule::RuleMeta;
 use spindle_core::view::{EntityRef, HostView};
 
@@ -125,12 +126,57 @@ pub struct Summary {
     /// The run accepts servers that could not be collected: they are reported, but do not make
     /// it incomplete.
     pub unreachable_allowed: bool,
+    /// Against the run's baseline, when it has one.
+    pub baseline: Option<BaselineCounts>,
+}
+
+/// A run's findings against its baseline. `new` and its split by severity count the findings
+/// that count (not waived): those, and only those, fail a run with a baseline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BaselineCounts {
+    pub new: usize,
+    pub new_errors: usize,
+    pub new_warnings: usize,
+    pub new_notes: usize,
+    /// Findings of the baseline found again (waived or not).
+    pub unchanged: usize,
+    /// Findings of the baseline not found on this run: fixed, or their host not checked.
+    pub absent: usize,
+}
+
+impl BaselineCounts {
+    fn add(&mut self, f: &Finding, state: BaselineState) {
+        match state {
+            BaselineState::Unchanged => self.unchanged += 1,
+            BaselineState::New if f.is_waived() => {}
+            BaselineState::New => {
+                self.new += 1;
+                match f.severity {
+                    Severity::Error => self.new_errors += 1,
+                    Severity::Warning => self.new_warnings += 1,
+                    Severity::Note => self.new_notes += 1,
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &BaselineCounts) {
+        self.new += other.new;
+        self.new_errors += other.new_errors;
+        self.new_warnings += other.new_warnings;
+        self.new_notes += other.new_notes;
+        self.unchanged += other.unchanged;
+        self.absent += other.absent;
+    }
 }
 
 impl Summary {
     pub fn add(&mut self, report: &HostReport) {
         self.hosts += 1;
         for f in &report.findings {
+            if let Some(state) = f.baseline {
+                self.baseline.get_or_insert_default().add(f, state);
+            }
             if f.is_waived() {
                 self.waived += 1;
                 continue;
@@ -168,6 +214,9 @@ impl Summary {
         self.collection_errors += other.collection_errors;
         self.hosts_not_judged += other.hosts_not_judged;
         self.unreachable_allowed |= other.unreachable_allowed;
+        if let Some(b) = &other.baseline {
+            self.baseline.get_or_insert_default().merge(b);
+        }
     }
 
     /// Some rule failed, some host could not be judged, or some server was not collected (and
@@ -453,6 +502,11 @@ pub fn entity_kind(entity: &EntityRef) -> &'static str {
 /// lowercase hex digits) of `code`, NUL, the entity key and, when the finding names a field,
 /// NUL and the field. Baselines and SARIF `partialFingerprints` use it.
 pub fn fingerprint(f: &Finding) -> String {
+    format!("{:016x}", fingerprint_value(f))
+}
+
+/// [`fingerprint`] as the number its digits spell.
+pub fn fingerprint_value(f: &Finding) -> u64 {
     let mut bytes = Vec::with_capacity(f.code.len() + f.entity.key.len() + 32);
     bytes.extend_from_slice(f.code.as_bytes());
     bytes.push(0);
@@ -461,7 +515,7 @@ pub fn fingerprint(f: &Finding) -> String {
         bytes.push(0);
         bytes.extend_from_slice(field.as_bytes());
     }
-    format!("{:016x}", fnv1a64(&bytes))
+    fnv1a64(&bytes)
 }
 
 /// Writes `value` pretty-printed (two-space steps), every line after the first indented by
@@ -612,6 +666,7 @@ mod tests {
             field: field.map(Into::into),
             fix: String::new(),
             waiver: None,
+            baseline: None,
         }
     }
 
@@ -658,6 +713,44 @@ mod tests {
         assert_eq!((s.hosts, s.errors, s.warnings, s.waived, s.expired_waivers), (1, 1, 1, 1, 1));
         assert_eq!(s.worst(), Some(Severity::Error));
         assert!(!s.incomplete());
+    }
+
+    #[test]
+    fn summary_counts_baseline_states() {
+        let with = |state, waived: bool, severity| {
+            let mut f = finding("A1", "k", None);
+            f.baseline = Some(state);
+            f.severity = severity;
+            f.waiver = waived.then(|| AppliedWaiver {
+                reason: "r".into(),
+                expires: None,
+                source: "p".into(),
+                expired: false,
+            });
+            f
+        };
+        let report = HostReport {
+            host: "h".into(),
+            findings: vec![
+                with(BaselineState::New, false, Severity::Error),
+                with(BaselineState::New, false, Severity::Note),
+                with(BaselineState::New, true, Severity::Error),
+                with(BaselineState::Unchanged, false, Severity::Error),
+                with(BaselineState::Unchanged, true, Severity::Warning),
+            ],
+            ..Default::default()
+        };
+        let mut s = Summary::default();
+        s.add(&report);
+        let b = s.baseline.unwrap();
+        assert_eq!((b.new, b.new_errors, b.new_warnings, b.new_notes, b.unchanged), (2, 1, 0, 1, 2));
+        let mut run = Summary::default();
+        run.merge(&s);
+        run.merge(&s);
+        assert_eq!(run.baseline.unwrap().new, 4);
+        let mut none = Summary::default();
+        none.add(&HostReport { findings: vec![finding("A1", "k", None)], ..Default::default() });
+        assert_eq!(none.baseline, None, "no baseline, no counts");
     }
 
     #[test]

@@ -245,6 +245,13 @@ impl ReportWriter for MarkdownWriter<'_> {
         ] {
             writeln!(self.w, "| {what} | {n} |")?;
         }
+        if let Some(b) = s.baseline {
+            writeln!(
+                self.w,
+                "| new since the baseline | {} |\n| fixed since the baseline | {} |",
+                b.new, b.absent
+            )?;
+        }
         writeln!(self.w, "\n{}", text(&run_summary(s)))
     }
 }

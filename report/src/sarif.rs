@@ -332,6 +332,7 @@ impl Render for SarifRender {
                     }],
                 }],
                 partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+                baseline_state: f.baseline.map(|b| b.as_str()),
                 suppressions: waiver
                     .filter(|w| !w.expired)
                     .map(|w| Suppression {
@@ -517,6 +518,9 @@ struct SarifResult<'a> {
     message: OwnedText,
     locations: [Location<'a>; 1],
     partial_fingerprints: Fingerprints,
+    /// `new` or `unchanged`, with `--baseline` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline_state: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     suppressions: Vec<Suppression<'a>>,
     properties: ResultProperties<'a>,
@@ -772,6 +776,20 @@ struct SummaryProperties {
     hosts_not_judged: usize,
     unreachable_allowed: bool,
     incomplete: bool,
+    /// With `--baseline` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineProperties>,
+}
+
+/// The run against its baseline. The baseline's findings not found again are counted here, not
+/// written as `absent` results: the baseline keeps their fingerprints only (no message, no
+/// location to give a result), and GitHub, which ignores `baselineState`, would open an alert
+/// for each.
+#[derive(Serialize)]
+struct BaselineProperties {
+    new: usize,
+    unchanged: usize,
+    absent: usize,
 }
 
 // ---- Building them. ----
@@ -1109,6 +1127,11 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 hosts_not_judged: summary.hosts_not_judged,
                 unreachable_allowed: summary.unreachable_allowed,
                 incomplete: summary.incomplete(),
+                baseline: summary.baseline.map(|b| BaselineProperties {
+                    new: b.new,
+                    unchanged: b.unchanged,
+                    absent: b.absent,
+                }),
             },
         };
         write_indented(out, &props, "          ")?;

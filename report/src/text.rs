@@ -25,7 +25,7 @@ use crate::{
 use groups::Group;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, NotEvaluated, Severity};
+use spindle_core::finding::{BaselineState, Finding, NotEvaluated, Severity};
 use spindle_core::untrusted::{self, escape_for_terminal as esc};
 use spindle_core::view::HostView;
 
@@ -309,6 +309,9 @@ impl TextRender {
         if s.not_applicable > 0 {
             counts.push_str(&format!(" · {} not applicable", s.not_applicable));
         }
+        if let Some(b) = s.baseline {
+            counts.push_str(&format!(" · {} new", b.new));
+        }
         writeln!(out)?;
         writeln!(out, "{}", self.wrap(&counts, "  ", "  "))?;
         if groups.is_empty() {
@@ -368,7 +371,9 @@ impl TextRender {
                 Some(m) => format!("{label}: {} at {at}", untrusted::message(m)),
                 None => format!("{label} at {at}"),
             };
-            writeln!(out, "{}", self.wrap(&line, "  - ", "      "))?;
+            // Against a baseline, what a pipeline fails on is marked where it is listed.
+            let lead = if f.baseline == Some(BaselineState::New) { "  - [new] " } else { "  - " };
+            writeln!(out, "{}", self.wrap(&line, lead, "      "))?;
             if every_message {
                 let m = untrusted::message(&f.message);
                 writeln!(out, "{}", self.wrap(&m, "      ", "      "))?;
@@ -548,8 +553,12 @@ pub fn run_summary(s: &Summary) -> String {
         // Only servers the run was told to accept as unreachable.
         (false, false) => format!("; {} (unreachable servers allowed)", gaps.join(", ")),
     };
+    let baseline = match s.baseline {
+        Some(b) => format!("; baseline: {} new, {} fixed, {} unchanged", b.new, b.absent, b.unchanged),
+        None => String::new(),
+    };
     format!(
-        "{} checked: {}, {}, {}; {} waived; {} not evaluated{not_applicable}{gaps}",
+        "{} checked: {}, {}, {}; {} waived; {} not evaluated{not_applicable}{baseline}{gaps}",
         plural(s.hosts, "host"),
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),

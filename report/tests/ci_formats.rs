@@ -63,6 +63,7 @@ fn host(n: &str) -> (HostView, HostReport) {
         field: Some("offset_bytes".into()),
         fix: n.into(),
         waiver,
+        baseline: None,
     };
     let waived = AppliedWaiver {
         reason: n.into(),

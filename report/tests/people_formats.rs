@@ -84,6 +84,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
         field: Some("offset_bytes".into()),
         fix: format!("{n} `{n}`\n\n```sql\n{n}\n```\n{n}"),
         waiver,
+        baseline: None,
     };
     let waiver =
         AppliedWaiver { reason: n.into(), expires: Some(n.into()), source: n.into(), expired: false };

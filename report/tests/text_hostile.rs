@@ -124,6 +124,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
                 field: Some(field.into()),
                 fix: n.into(),
                 waiver,
+                baseline: None,
             });
         }
     }

@@ -111,6 +111,7 @@ fn report(v: &HostView, p: &mut Pool) -> HostReport {
             field: Some(field),
             fix: p.next(),
             waiver,
+            baseline: None,
         });
     }
     HostReport {

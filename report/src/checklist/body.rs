@@ -7,7 +7,7 @@
 use std::io;
 
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, Severity};
+use spindle_core::finding::{BaselineState, Finding, Severity};
 use spindle_core::units::plural;
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
@@ -181,6 +181,10 @@ fn write_findings(m: &dyn Markup, out: &mut Vec<u8>, view: &HostView, report: &H
         m.table(out, heads)?;
         for f in &g.findings {
             let mut entity = label(m, f, host);
+            // Against a baseline, what a pipeline fails on is marked where it is listed.
+            if f.baseline == Some(BaselineState::New) {
+                entity = format!("{} {entity}", m.strong("new"));
+            }
             if let Some(w) = f.waiver.as_ref().filter(|w| w.expired) {
                 let until = w.expires.as_deref().map_or("?".to_string(), prose);
                 entity.push_str(&format!(" (waiver expired on {until})"));

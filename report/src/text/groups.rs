@@ -109,6 +109,7 @@ mod tests {
             field: None,
             fix: fix.into(),
             waiver: None,
+            baseline: None,
         }
     }
 
