@@ -99,7 +99,10 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data).into_owned();
     let _ = host_name(&text);
     if let Some(index) = containers(&text) {
-        for (pointer, start) in index.iter().take(256) {
+        // Each look-up rescans the text: 32 spread over the index check the invariant at a
+        // fraction of the cost of all of them, which is what keeps this target fast enough to
+        // run millions of times.
+        for (pointer, start) in index.iter().step_by(index.len().div_ceil(32).max(1)) {
             assert!(*start < text.len(), "{pointer} at {start}");
             let span = locate(&text, pointer).unwrap_or_else(|| panic!("{pointer} indexed but not located"));
             common::check_span(&text, &span.value, pointer);
