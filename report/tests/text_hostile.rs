@@ -10,7 +10,7 @@ use spindle_core::engine::HostReport;
 use spindle_core::facts::Snapshot;
 use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, RuleError, Severity};
 use spindle_core::untrusted;
-use spindle_core::view::{Document, EntityRef, HostView};
+use spindle_core::view::{Document, HostView};
 use spindle_report::text::TextWriter;
 use spindle_report::{ReportWriter, Summary};
 

@@ -39,7 +39,8 @@ impl PackLoader for Recommended {
 fn config() -> &'static (Config, Vec<&'static dyn Rule>) {
     static CFG: OnceLock<(Config, Vec<&'static dyn Rule>)> = OnceLock::new();
     CFG.get_or_init(|| {
-        let rules: Vec<&'static dyn Rule> = spindle_rules::all().into_iter().map(|r| r as &dyn Rule).collect();
+        let rules: Vec<&'static dyn Rule> =
+            spindle_rules::all().into_iter().map(|r| r as &dyn Rule).collect();
         let cat: Vec<_> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
         (resolve(&cat, &["recommended"], &Recommended).expect("the recommended pack"), rules)
     })

@@ -12,9 +12,11 @@ use serde_json::json;
 use spindle_core::declare::Declarations;
 use spindle_core::engine::HostReport;
 use spindle_core::facts::Snapshot;
-use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity};
+use spindle_core::finding::{
+    AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity,
+};
 use spindle_core::untrusted;
-use spindle_core::view::{Document, EntityRef, HostView};
+use spindle_core::view::{Document, HostView};
 use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
 use spindle_report::text::TextWriter;
