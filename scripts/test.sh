@@ -29,6 +29,11 @@ cargo build -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets -
 # The whole binary with Windows integrated authentication (tiberius' winauth): checked, not
 # linked, to keep CI short.
 cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked -- -D warnings
+echo "== fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
+for fuzz in core/fuzz collectors/fuzz report/fuzz; do
+    cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check
+    CARGO_TARGET_DIR=target/fuzz-check cargo clippy --manifest-path "$fuzz/Cargo.toml" --all-targets --locked -- -D warnings
+done
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 echo "== tests"

@@ -3,13 +3,11 @@
 
 mod cli;
 
-use std::fmt;
 use std::process::ExitCode;
 
 use clap::Parser;
-use miette::{Diagnostic, LabeledSpan, SourceCode};
 use spindle::UserError;
-use spindle_core::untrusted;
+use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
 
 use crate::cli::{Cli, CollectCommand, Command, InspectFormat, PluginCommand, SchemaKind};
@@ -58,68 +56,23 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("{:?}", miette::Report::new(Shown::from(e)));
+            eprintln!("{:?}", miette::Report::new(shown(e)));
             ExitCode::from(2)
         }
     }
 }
 
-/// An error as stderr shows it. Its message and help quote data (a file's name, a server's
-/// message, a plugin's output): escaped, so they cannot drive the terminal, and cut, so a
-/// megabyte of it is not echoed; newlines stay, inside miette's frame. Its snippet is a window
-/// around the span, not the whole line: a line of megabytes was printed whole, and a span past
-/// column 65,535 made miette panic.
-#[derive(Debug)]
-struct Shown {
-    message: String,
-    help: Option<String>,
-    snippet: Option<Snippet>,
-    /// Each of several errors found at once (a pack's), with its own snippet.
-    related: Vec<Shown>,
-}
-
-impl From<UserError> for Shown {
-    fn from(e: UserError) -> Self {
-        let snippet = match (&e.src, e.span) {
-            (Some(src), Some(span)) => {
-                Some(Snippet::new(src.name(), src.inner(), span.offset()..span.offset() + span.len()))
-            }
-            _ => None,
-        };
-        Shown {
-            message: untrusted::message_keeping_lines(&e.message).into_owned(),
-            help: e.help.as_deref().map(|h| untrusted::message_keeping_lines(h).into_owned()),
-            snippet,
-            related: e.related.into_iter().map(Shown::from).collect(),
+/// An error as stderr shows it (escaped, cut, its snippet a window): see [`Shown`].
+fn shown(e: UserError) -> Shown {
+    let snippet = match (&e.src, e.span) {
+        (Some(src), Some(span)) => {
+            Some(Snippet::new(src.name(), src.inner(), span.offset()..span.offset() + span.len()))
         }
-    }
-}
-
-impl fmt::Display for Shown {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Shown {}
-
-impl Diagnostic for Shown {
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.snippet.as_ref().map(|s| s as &dyn SourceCode)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let label = LabeledSpan::new_with_span(Some("here".into()), self.snippet.as_ref()?.span());
-        Some(Box::new(std::iter::once(label)))
-    }
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        if self.related.is_empty() {
-            return None;
-        }
-        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
-    }
+        _ => None,
+    };
+    Shown::new(&e.message, e.help.as_deref())
+        .with_snippet(snippet)
+        .with_related(e.related.into_iter().map(shown).collect())
 }
 
 /// Prints a command's text to stdout; exit status 0.

@@ -111,6 +111,12 @@ fn char_boundary_before(s: &str, to: usize, n: usize) -> usize {
     s[..to].char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i)
 }
 
+/// The first character of `out` (rendered for a terminal, newlines its own) that a terminal must
+/// not be sent as itself, with its byte offset: what tests and fuzz targets assert is absent.
+pub fn first_unsafe_on_terminal(out: &str) -> Option<(usize, char)> {
+    out.char_indices().find(|&(_, c)| c != '\n' && is_unsafe(c))
+}
+
 /// Whether a terminal must not be sent `c` as itself.
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,

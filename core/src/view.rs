@@ -495,6 +495,22 @@ impl HostView {
         }
     }
 
+    /// Every entity of the view: the host, then disks, partitions, volumes, pools, virtual
+    /// disks, RAID sets, instances, databases and files, each in snapshot order.
+    pub fn entity_refs(&self) -> Vec<EntityRef> {
+        let mut out = vec![self.host.entity()];
+        out.extend(self.disks.iter().flatten().map(Located::entity));
+        out.extend(self.partitions.iter().flatten().map(Located::entity));
+        out.extend(self.volumes.iter().flatten().map(Located::entity));
+        out.extend(self.storage_pools.iter().flatten().map(Located::entity));
+        out.extend(self.virtual_disks.iter().flatten().map(Located::entity));
+        out.extend(self.raid_sets.iter().flatten().map(Located::entity));
+        out.extend(self.instances.iter().flatten().map(Located::entity));
+        out.extend(self.databases.iter().map(|d| d.db.entity()));
+        out.extend(self.files().map(|(_, f)| f.entity()));
+        out
+    }
+
     /// The entity with this key, wherever it is in the view. Through an index of every key,
     /// built on first use: a plugin's findings each name their entity by key.
     pub fn entity(&self, key: &str) -> Option<EntityRef> {

@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod provenance;
 pub mod sarif;
 pub mod sarif_split;
+pub mod shown;
 pub mod snippet;
 pub mod text;
 

@@ -5,8 +5,8 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use spindle_collectors::image;
 
-fn run(disk: &Vec<u8>) {
-    if let Ok(f) = image::collect(disk, "fuzz") {
+fn run(disk: &[u8]) {
+    if let Ok(f) = image::collect(&disk, "fuzz") {
         let _ = f.into_snapshot("fuzz");
     }
 }

@@ -6,42 +6,13 @@
 //! driving the terminal.
 #![no_main]
 
-use std::fmt;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use spindle_collectors::inventory::{MAX_ERRORS, parse};
 use spindle_core::untrusted;
+use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
-
-#[derive(Debug)]
-struct Shown {
-    message: String,
-    help: Option<String>,
-    snippet: Option<Snippet>,
-}
-
-impl fmt::Display for Shown {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Shown {}
-
-impl Diagnostic for Shown {
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.snippet.as_ref().map(|s| s as &dyn SourceCode)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let label = LabeledSpan::new_with_span(Some("here".into()), self.snippet.as_ref()?.span());
-        Some(Box::new(std::iter::once(label)))
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -67,16 +38,8 @@ fuzz_target!(|data: &[u8]| {
             let end = span.end.max(span.start + 1).min(masked.len().max(1));
             Snippet::new("servers.toml", masked, span.start..end)
         });
-        let shown = Shown {
-            message: untrusted::message_keeping_lines(&e.message).into_owned(),
-            help: e.help.as_deref().map(|h| untrusted::message_keeping_lines(h).into_owned()),
-            snippet,
-        };
-        let mut out = String::new();
-        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-            .render_report(&mut out, &shown)
-            .unwrap();
-        let bad = out.char_indices().find(|&(_, c)| (c < ' ' && c != '\n') || ('\u{7f}'..='\u{9f}').contains(&c));
+        let out = Shown::new(&e.message, e.help.as_deref()).with_snippet(snippet).render_plain();
+        let bad = untrusted::first_unsafe_on_terminal(&out);
         assert!(bad.is_none(), "{bad:?} reached the terminal");
     }
 });

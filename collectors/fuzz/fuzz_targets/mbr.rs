@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let disk = data.to_vec();
     for e in m.entries.iter().filter(|e| e.is_extended()) {
         for ss in [512, 4096] {
-            let _ = mbr::logical_partitions(&disk, e, ss);
+            let _ = mbr::logical_partitions(&disk, e, ss, 5);
         }
     }
 });

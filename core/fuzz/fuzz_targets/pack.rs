@@ -10,7 +10,8 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use spindle_core::pack::{
-    MAX_ERRORS_PER_PACK, MAX_PACK_READS, MAX_PLUGINS, PackError, PackErrors, PackLoader, SourceText, load_packs,
+    MAX_ERRORS_PER_PACK, MAX_PACK_READS, MAX_PLUGINS, PackError, PackErrors, PackLoader, SourceText,
+    load_packs,
 };
 use spindle_core::rule::RuleMeta;
 
@@ -70,7 +71,10 @@ fuzz_target!(|data: &[u8]| {
                 let t = &d.pack.text;
                 for span in [Some(&d.name_span), Some(&d.path_span)]
                     .into_iter()
-                    .chain([&d.sha256_span, &d.memory_bytes_span, &d.timeout_ms_span, &d.fuel_span].map(Option::as_ref))
+                    .chain(
+                        [&d.sha256_span, &d.memory_bytes_span, &d.timeout_ms_span, &d.fuel_span]
+                            .map(Option::as_ref),
+                    )
                     .flatten()
                 {
                     common::check_span(t, span, &d.name);

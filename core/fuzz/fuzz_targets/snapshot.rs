@@ -39,7 +39,8 @@ impl PackLoader for Recommended {
 fn config() -> &'static (Config, Vec<&'static dyn Rule>) {
     static CFG: OnceLock<(Config, Vec<&'static dyn Rule>)> = OnceLock::new();
     CFG.get_or_init(|| {
-        let rules: Vec<&'static dyn Rule> = spindle_rules::all().into_iter().map(|r| r as &dyn Rule).collect();
+        let rules: Vec<&'static dyn Rule> =
+            spindle_rules::all().into_iter().map(|r| r as &dyn Rule).collect();
         let cat: Vec<_> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
         (resolve(&cat, &["recommended"], &Recommended).expect("the recommended pack"), rules)
     })
@@ -99,7 +100,10 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data).into_owned();
     let _ = host_name(&text);
     if let Some(index) = containers(&text) {
-        for (pointer, start) in index.iter().take(256) {
+        // Each look-up rescans the text: 32 spread over the index check the invariant at a
+        // fraction of the cost of all of them, which is what keeps this target fast enough to
+        // run millions of times.
+        for (pointer, start) in index.iter().step_by(index.len().div_ceil(32).max(1)) {
             assert!(*start < text.len(), "{pointer} at {start}");
             let span = locate(&text, pointer).unwrap_or_else(|| panic!("{pointer} indexed but not located"));
             common::check_span(&text, &span.value, pointer);

@@ -8,33 +8,22 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use serde_json::json;
 use spindle_core::declare::Declarations;
 use spindle_core::engine::HostReport;
 use spindle_core::facts::Snapshot;
-use spindle_core::finding::{AppliedWaiver, Finding, NotEvaluated, RuleError, Severity};
-use spindle_core::view::{Document, EntityRef, HostView};
+use spindle_core::finding::{
+    AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity,
+};
+use spindle_core::untrusted;
+use spindle_core::view::{Document, HostView};
+use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
 use spindle_report::text::TextWriter;
 use spindle_report::{ReportWriter, Summary};
 
-fn forbidden(c: char) -> bool {
-    (c < ' ' && c != '\n')
-        || ('\u{7f}'..='\u{9f}').contains(&c)
-        || matches!(
-            c,
-            '\u{61c}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{feff}'
-                | '\u{e0000}'..='\u{e007f}'
-        )
-}
-
 fn check(out: &str) {
-    if let Some((i, c)) = out.char_indices().find(|&(_, c)| forbidden(c)) {
+    if let Some((i, c)) = untrusted::first_unsafe_on_terminal(out) {
         panic!("U+{:04X} reached the terminal at byte {i}", c as u32);
     }
     let lines: Vec<&str> = out.lines().collect();
@@ -73,23 +62,9 @@ fn snapshot(p: &mut Pool) -> Option<Snapshot> {
     .ok()
 }
 
-fn entities(v: &HostView) -> Vec<EntityRef> {
-    let mut out = vec![v.host.entity()];
-    out.extend(v.disks.iter().flatten().map(|e| e.entity()));
-    out.extend(v.partitions.iter().flatten().map(|e| e.entity()));
-    out.extend(v.volumes.iter().flatten().map(|e| e.entity()));
-    out.extend(v.storage_pools.iter().flatten().map(|e| e.entity()));
-    out.extend(v.virtual_disks.iter().flatten().map(|e| e.entity()));
-    out.extend(v.raid_sets.iter().flatten().map(|e| e.entity()));
-    out.extend(v.instances.iter().flatten().map(|e| e.entity()));
-    out.extend(v.databases.iter().map(|d| d.db.entity()));
-    out.extend(v.files().map(|(_, f)| f.entity()));
-    out
-}
-
 fn report(v: &HostView, p: &mut Pool) -> HostReport {
     let mut findings = vec![];
-    for (i, entity) in entities(v).into_iter().enumerate() {
+    for (i, entity) in v.entity_refs().into_iter().enumerate() {
         let waiver = match i % 3 {
             0 => None,
             n => Some(AppliedWaiver {
@@ -107,6 +82,8 @@ fn report(v: &HostView, p: &mut Pool) -> HostReport {
             message: p.next(),
             measured: Some(p.next()),
             expected: (i % 2 == 0).then(|| p.next()),
+            measured_quantity: None,
+            expected_quantity: None,
             entity,
             field: Some(field),
             fix: p.next(),
@@ -124,27 +101,17 @@ fn report(v: &HostView, p: &mut Pool) -> HostReport {
             missing: p.next(),
             reason: Some(p.next()),
         }],
+        not_applicable: vec![NotApplicable {
+            code: p.next(),
+            rule: p.next(),
+            entity: v.host.entity(),
+            field: p.next(),
+            reason: p.next(),
+        }],
+        passed: vec![Passed { code: p.next(), rule: p.next(), keys: vec![v.host.key.clone()] }],
         errors: vec![RuleError { code: p.next(), message: p.next() }],
         rules_run: 1,
-    }
-}
-
-/// A diagnostic over arbitrary text, as the binary shows a parse error.
-#[derive(Debug)]
-struct OnText(Snippet);
-
-impl std::fmt::Display for OnText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("bad")
-    }
-}
-impl std::error::Error for OnText {}
-impl Diagnostic for OnText {
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.0)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some("here".into()), self.0.span()))))
+        not_judged: vec![p.next()],
     }
 }
 
@@ -177,10 +144,5 @@ fuzz_target!(|data: &[u8]| {
     let start = (pick(0) << 16 | pick(1) << 8 | pick(2)) % (raw.len() + 1);
     let len = pick(3) << 8 | pick(4);
     let snippet = Snippet::new(&pool.next(), &raw, start..start + len);
-    let mut out = String::new();
-    GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-        .with_context_lines(2)
-        .render_report(&mut out, &OnText(snippet))
-        .unwrap();
-    check(&out);
+    check(&Shown::new("", None).with_snippet(Some(snippet)).render_plain());
 });

@@ -16,11 +16,11 @@ pub fn fix_gpt(disk: &mut [u8], hdr: usize, sector: usize) {
     let esize = u32::from_le_bytes(h[84..88].try_into().unwrap()) as u64;
     let len = count.saturating_mul(esize);
     let at = lba.saturating_mul(sector as u64);
-    if len <= 65_536 {
-        if let Some(a) = disk.get(at as usize..(at.saturating_add(len)) as usize) {
-            let c = crc32(&[a]);
-            disk[hdr + 88..hdr + 92].copy_from_slice(&c.to_le_bytes());
-        }
+    if len <= 65_536
+        && let Some(a) = disk.get(at as usize..(at.saturating_add(len)) as usize)
+    {
+        let c = crc32(&[a]);
+        disk[hdr + 88..hdr + 92].copy_from_slice(&c.to_le_bytes());
     }
     let size = size.clamp(92, sector);
     if disk.len() >= hdr + size {
