@@ -1,12 +1,12 @@
 //! What users read cites what they can open: the README, the docs, the examples' README, the
-//! builtin packs and `spindle explain` name no internal source note ("seed 001",
-//! `000_….txt`), and `explain` gives every rule a public `https://` reference.
+//! builtin packs and `spindle explain` name no internal source note (by its number or its file
+//! name), and `explain` gives every rule a public `https://` reference.
 
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use spindle_core::references::internal_citation;
+use spindle_test_support::citations::internal_citation;
 
 fn read_all(paths: &[&Path]) -> Vec<(String, String)> {
     paths.iter().map(|p| (p.display().to_string(), fs::read_to_string(p).unwrap())).collect()

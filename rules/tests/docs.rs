@@ -2,7 +2,8 @@
 //! References, and none of the project's internal source notes anywhere (nor in the fix a finding
 //! takes from the docs).
 
-use spindle_core::references::{internal_citation, reference_urls};
+use spindle_core::references::reference_urls;
+use spindle_test_support::citations::internal_citation;
 
 #[test]
 fn every_rule_has_a_public_reference() {

@@ -18,8 +18,8 @@ use spindle_core::declare::Declarations;
 use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::finding::Finding;
 use spindle_core::load::parse_snapshot;
-use spindle_core::references::internal_citation;
 use spindle_core::view::HostView;
+use spindle_test_support::citations::internal_citation;
 
 fn run_all(files: &[PathBuf]) -> (HostView, HostReport) {
     let rules = spindle_rules::all();

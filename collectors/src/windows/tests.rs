@@ -34,8 +34,8 @@ fn volume<'a>(s: &'a Snapshot, mount: &str) -> &'a Volume {
     s.volumes.as_ref().unwrap().iter().find(|v| v.mount_points.iter().any(|m| m == mount)).unwrap()
 }
 
-const SEED_AZURE: &str = include_str!("../../../examples/azure-storage-spaces/azsql-oltp01.json");
-const SEED_2003: &str = include_str!("../../../examples/win2003-sector63/erp-sql1.json");
+const EXAMPLE_AZURE: &str = include_str!("../../../examples/azure-storage-spaces/azsql-oltp01.json");
+const EXAMPLE_2003: &str = include_str!("../../../examples/win2003-sector63/erp-sql1.json");
 
 const AZURE_POOL_DISKS: [&str; 16] = [
     "60022483A1C0E7D5B9F2468ACE013579",
@@ -61,7 +61,7 @@ const VOL_C: &str = r"\\?\Volume{4b2a6f0e-4a0d-11e4-80b3-806e6f6e6963}\";
 const VOL_D: &str = r"\\?\Volume{9e5c1d27-4a1c-11e4-80b4-00155d2b6a01}\";
 const VOL_E: &str = r"\\?\Volume{d2b84f61-4a1e-11e4-80b4-00155d2b6a01}\";
 
-/// The Azure seed (`examples/azure-storage-spaces`) as WMI reports it: an A-series VM on
+/// The Azure example (`examples/azure-storage-spaces`) as WMI reports it: an A-series VM on
 /// Windows Server 2012 R2, OS and temporary disks, and a 16-disk pool with one Simple space of
 /// 8 columns and a 256 KiB interleave.
 fn azure_rows() -> WmiRows {
@@ -189,21 +189,21 @@ fn azure_rows() -> WmiRows {
     }
 }
 
-fn seed(text: &str) -> Snapshot {
+fn example(text: &str) -> Snapshot {
     serde_json::from_str(text).unwrap()
 }
 
 #[test]
-fn azure_storage_spaces_equals_the_seed() {
+fn azure_storage_spaces_equals_the_example() {
     let got = map(&azure_rows());
-    let want = seed(SEED_AZURE);
+    let want = example(EXAMPLE_AZURE);
     assert_eq!(got.host, want.host);
     assert_eq!(got.collected_at, want.collected_at);
     assert_eq!(got.disks, want.disks);
     assert_eq!(got.storage_pools, want.storage_pools);
     assert_eq!(got.virtual_disks, want.virtual_disks);
     assert_eq!(got.partitions, want.partitions);
-    // WMI says nothing of EFS: the seed's `encrypted: false` came from elsewhere.
+    // WMI says nothing of EFS: the example's `encrypted: false` came from elsewhere.
     let want_volumes: Vec<Volume> =
         want.volumes.unwrap().into_iter().map(|v| Volume { encrypted: None, ..v }).collect();
     assert_eq!(got.volumes.as_ref(), Some(&want_volumes));
@@ -256,7 +256,7 @@ fn associations_missing_fall_back_to_unique_ids_and_access_paths() {
         Rows::Failed("HRESULT Call failed with: 0x80041010 (WBEM_E_INVALID_CLASS)".into());
     rows.virtual_disk_to_disk = Rows::Ok(vec![]);
     let s = map(&rows);
-    let want = seed(SEED_AZURE);
+    let want = example(EXAMPLE_AZURE);
     assert_eq!(s.disks, want.disks);
     for v in s.volumes.as_ref().unwrap() {
         assert!(v.backed_by.is_some(), "{} found by AccessPaths", v.id);
@@ -354,7 +354,7 @@ fn cluster_shared_volumes() {
     assert_eq!(v1.fs_kind(), Some(spindle_core::facts::FsKind::Ntfs));
 }
 
-/// The 2003 seed (`examples/win2003-sector63`): no storage namespace, partitions at sector 63.
+/// The 2003 example (`examples/win2003-sector63`): no storage namespace, partitions at sector 63.
 fn win2003_rows() -> WmiRows {
     let vol = |g: &str| format!(r"\\?\Volume{{{g}}}\");
     let link = |part: &str, letter: &str| {
@@ -418,15 +418,15 @@ fn win2003_rows() -> WmiRows {
 #[test]
 fn legacy_2003_sector_63() {
     let s = map(&win2003_rows());
-    let want = seed(SEED_2003);
+    let want = example(EXAMPLE_2003);
     assert_eq!(s.partitions, want.partitions);
     let parts: &Vec<Partition> = s.partitions.as_ref().unwrap();
     assert!(parts.iter().all(|p| p.offset_bytes == Some(63 * 512)));
-    // The seed's volumes, less what WMI does not tell (EFS, the temporary disk).
+    // The example's volumes, less what WMI does not tell (EFS, the temporary disk).
     let want_volumes: Vec<Volume> =
         want.volumes.unwrap().into_iter().map(|v| Volume { encrypted: None, temp_disk: None, ..v }).collect();
     assert_eq!(s.volumes.as_ref(), Some(&want_volumes));
-    // The seed's disks, less the RAID set behind them that only the controller's tool shows.
+    // The example's disks, less the RAID set behind them that only the controller's tool shows.
     let want_disks: Vec<_> = want.disks.unwrap().into_iter().filter(|d| d.number.is_some()).collect();
     let got_disks: Vec<_> = s.disks.clone().unwrap();
     assert_eq!(got_disks.len(), 3);

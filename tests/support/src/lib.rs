@@ -1,9 +1,10 @@
 //! What spindle's tests and benchmarks share, as a crate of its own so that no test includes
-//! another's source by path: the SARIF validator, the TDS peers, the disk-image tools, the built
+//! another's source by path: the SARIF validator, the check that docs cite nothing internal, the TDS peers, the disk-image tools, the built
 //! example plugins, the fleet generator, a many-entity host, and the benches' measuring wrapper.
 
 #[cfg(unix)]
 pub mod child;
+pub mod citations;
 pub mod consumers;
 pub mod disk_tools;
 pub mod fleet_gen;
