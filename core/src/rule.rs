@@ -198,28 +198,31 @@ impl<'a, P> Ctx<'a, P> {
     /// this context's findings. Parameters that live as long as the view (the typed parameters
     /// [`Params::typed_ref`] caches) take [`Ctx::with_params_of`], which copies nothing.
     pub fn with_params<Q, R>(&mut self, params: &Q, f: impl FnOnce(&mut Ctx<'_, Q>) -> R) -> R {
-        let mut inner = Ctx {
-            view: self.view,
-            params,
-            code: self.code,
-            meta: self.meta,
-            severity: self.severity,
-            findings: std::mem::take(&mut self.findings),
-            not_evaluated: std::mem::take(&mut self.not_evaluated),
-            not_applicable: std::mem::take(&mut self.not_applicable),
-            judged: vec![],
-        };
-        let out = f(&mut inner);
-        self.findings = inner.findings;
-        self.not_evaluated = inner.not_evaluated;
-        self.not_applicable = inner.not_applicable;
+        let (out, judged) = self.run_with(params, vec![], f);
         // Keys borrowed for the shorter life of `params` are kept as copies.
-        self.judged.extend(inner.judged.into_iter().map(|k| Cow::Owned(k.into_owned())));
+        self.judged.extend(judged.into_iter().map(|k| Cow::Owned(k.into_owned())));
         out
     }
 
     /// [`Ctx::with_params`] for parameters that live as long as the view.
     pub fn with_params_of<Q, R>(&mut self, params: &'a Q, f: impl FnOnce(&mut Ctx<'a, Q>) -> R) -> R {
+        let judged = std::mem::take(&mut self.judged);
+        let (out, judged) = self.run_with(params, judged, f);
+        self.judged = judged;
+        out
+    }
+
+    /// Runs `f` in a context with `params` that records into this one's lists, starting from
+    /// `judged`; gives back what `f` returned and the judged keys.
+    fn run_with<'b, Q, R>(
+        &mut self,
+        params: &'b Q,
+        judged: Vec<Cow<'b, str>>,
+        f: impl FnOnce(&mut Ctx<'b, Q>) -> R,
+    ) -> (R, Vec<Cow<'b, str>>)
+    where
+        'a: 'b,
+    {
         let mut inner = Ctx {
             view: self.view,
             params,
@@ -229,14 +232,13 @@ impl<'a, P> Ctx<'a, P> {
             findings: std::mem::take(&mut self.findings),
             not_evaluated: std::mem::take(&mut self.not_evaluated),
             not_applicable: std::mem::take(&mut self.not_applicable),
-            judged: std::mem::take(&mut self.judged),
+            judged,
         };
         let out = f(&mut inner);
         self.findings = inner.findings;
         self.not_evaluated = inner.not_evaluated;
         self.not_applicable = inner.not_applicable;
-        self.judged = inner.judged;
-        out
+        (out, inner.judged)
     }
 
     /// Records that the rule judged `at`: the engine lists it as passed unless the rule also

@@ -17,7 +17,7 @@ use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
 use crate::text::{causes, groups::groups, location_text, run_summary};
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 pub struct ConciseWriter<'w> {
     w: &'w mut dyn Write,
@@ -47,8 +47,7 @@ fn finding_line(out: &mut Vec<u8>, view: &HostView, f: &Finding, waived: bool) -
 
 impl Render for ConciseRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
-        let mut out = Rendered::new();
-        out.part(Part::Host, |buf| {
+        Rendered::one_block(|buf| {
             let host = untrusted::name(&report.host);
             for why in &report.not_judged {
                 writeln!(buf, "{host}: [not judged] {}", untrusted::message(why))?;
@@ -72,9 +71,8 @@ impl Render for ConciseRender {
             for cause in causes(&report.not_evaluated) {
                 writeln!(buf, "{host}: [not evaluated] {cause}")?;
             }
-            Ok::<(), io::Error>(())
-        })?;
-        Ok(out)
+            Ok(())
+        })
     }
 }
 
@@ -88,10 +86,7 @@ impl ReportWriter for ConciseWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        for (_, bytes) in host.parts() {
-            self.w.write_all(bytes)?;
-        }
-        Ok(())
+        host.write_to(&mut self.w)
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {

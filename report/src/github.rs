@@ -26,7 +26,7 @@ use crate::ci::{
     Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
 };
 use crate::text::run_summary;
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 /// GitHub's command for a severity.
 pub fn github_command(s: Severity) -> &'static str {
@@ -108,8 +108,7 @@ struct GithubRender;
 impl Render for GithubRender {
     fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
         let host = untrusted::name(&report.host);
-        let mut out = Rendered::new();
-        out.part(Part::Host, |buf| {
+        Rendered::one_block(|buf| {
             let file = Place::fallback(view, None);
             if let Some(why) = not_judged(report) {
                 let message = format!("spindle could not judge {host}: {why}");
@@ -130,9 +129,8 @@ impl Render for GithubRender {
                 let place = not_evaluated_place(view, n);
                 command(buf, "notice", Some(&place), &title, &not_evaluated_text(&report.host, n, count))?;
             }
-            io::Result::Ok(())
-        })?;
-        Ok(out)
+            Ok(())
+        })
     }
 }
 
@@ -146,10 +144,7 @@ impl ReportWriter for GithubWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        for (_, bytes) in host.parts() {
-            self.w.write_all(bytes)?;
-        }
-        Ok(())
+        host.write_to(&mut self.w)
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {

@@ -27,7 +27,7 @@ use spindle_core::view::HostView;
 
 use crate::ci::{Place, finding_lines, not_judged, repo_path, xml_chars};
 use crate::text::run_summary;
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, locate_not_evaluated};
+use crate::{Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, locate_not_evaluated};
 
 /// Characters of a `message` attribute: one line a CI system shows beside the test's name.
 const MESSAGE_CHARS: usize = 512;
@@ -224,9 +224,7 @@ impl Render for JunitRender {
             ));
         }
         let xml = serialize_suite(suite)?;
-        let mut out = Rendered::new();
-        out.part(Part::Host, |buf| buf.write_all(xml.as_bytes()))?;
-        Ok(out)
+        Rendered::one_block(|buf| buf.write_all(xml.as_bytes()))
     }
 }
 
@@ -245,10 +243,7 @@ impl ReportWriter for JunitWriter<'_> {
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "host")?;
-        for (_, bytes) in host.parts() {
-            self.w.write_all(bytes)?;
-        }
-        Ok(())
+        host.write_to(&mut self.w)
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {

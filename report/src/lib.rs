@@ -319,6 +319,18 @@ impl Rendered {
     pub fn parts(&self) -> impl Iterator<Item = (Part, &[u8])> {
         self.parts.iter().map(|(p, r)| (*p, &self.bytes[r.clone()]))
     }
+
+    /// A host rendered as one [`Part::Host`]: what formats that show a host as one block give.
+    pub fn one_block(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> io::Result<Rendered> {
+        let mut out = Rendered::new();
+        out.part(Part::Host, write)?;
+        Ok(out)
+    }
+
+    /// Writes every part, in order: the `append` of a format that places nothing apart.
+    pub fn write_to<W: Write + ?Sized>(&self, w: &mut W) -> io::Result<()> {
+        self.parts().try_for_each(|(_, bytes)| w.write_all(bytes))
+    }
 }
 
 /// Renders hosts for a writer. Rendering needs only the host (its view and report), so hosts can

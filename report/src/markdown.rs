@@ -21,7 +21,7 @@ use spindle_core::view::HostView;
 
 use crate::checklist::{Markup, Verdict, body};
 use crate::text::run_summary;
-use crate::{HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 pub struct MarkdownWriter<'w> {
     w: &'w mut dyn Write,
@@ -188,9 +188,7 @@ impl Render for MarkdownRender {
         report: &HostReport,
         context: &HostContext<'_>,
     ) -> io::Result<Rendered> {
-        let mut out = Rendered::new();
-        out.part(Part::Host, |buf| self.write_host(buf, view, report, context))?;
-        Ok(out)
+        Rendered::one_block(|buf| self.write_host(buf, view, report, context))
     }
 }
 
@@ -205,10 +203,7 @@ impl ReportWriter for MarkdownWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        for (_, bytes) in host.parts() {
-            self.w.write_all(bytes)?;
-        }
-        Ok(())
+        host.write_to(&mut self.w)
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {

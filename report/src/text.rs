@@ -19,9 +19,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::snippet::Snippet;
-use crate::{
-    HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary, entity_kind, locate_finding,
-};
+use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary, entity_kind, locate_finding};
 use groups::Group;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use spindle_core::engine::HostReport;
@@ -208,9 +206,7 @@ impl Render for TextRender {
         report: &HostReport,
         context: &HostContext<'_>,
     ) -> io::Result<Rendered> {
-        let mut out = Rendered::new();
-        out.part(Part::Host, |buf| self.write_host(buf, view, report, context))?;
-        Ok(out)
+        Rendered::one_block(|buf| self.write_host(buf, view, report, context))
     }
 }
 
@@ -516,10 +512,7 @@ impl ReportWriter for TextWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        for (_, bytes) in host.parts() {
-            self.w.write_all(bytes)?;
-        }
-        Ok(())
+        host.write_to(&mut self.w)
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
