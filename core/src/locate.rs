@@ -78,7 +78,9 @@ pub(crate) const MAX_INDEXED_DEPTH: usize = 6;
 /// The JSON pointer and start of every object and array in `text` down to the depth of the
 /// snapshot's entities, in one pass: what a report
 /// needs to find the entity behind each finding without rescanning the file. `None` when the
-/// text is not JSON.
+/// text is not JSON, or when an object it scans names a member twice: readers disagree on which
+/// one counts (serde_json's `Value` keeps the last, [`locate`] the first), so no index is given
+/// that could disagree with [`locate`].
 pub fn containers(text: &str) -> Option<Vec<(String, usize)>> {
     containers_in(text, false)
 }
@@ -95,8 +97,10 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     let mut s = Scanner { b: text.as_bytes(), pos: start, parsed };
     let mut out = vec![];
     let mut path = String::new();
-    // Open containers: `{` or `[`, the path length before their current token, the index.
-    let mut open: Vec<(u8, usize, usize)> = vec![];
+    // Open containers: `{` or `[`, the path length before their current token, the index, and
+    // where the container starts (which tells one object's members from another's).
+    let mut open: Vec<(u8, usize, usize, usize)> = vec![];
+    let mut names = MemberNames::default();
     // The key of the member whose value comes next. It joins `path` only if the value is an
     // object or array: most members are numbers and strings, which need no pointer.
     let mut key: Option<Range<usize>> = None;
@@ -122,9 +126,10 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     if s.peek()? == close {
                         s.pos += 1;
                     } else {
-                        open.push((c, path.len(), 0));
+                        let at = s.pos;
+                        open.push((c, path.len(), 0, at));
                         if c == b'{' {
-                            key = Some(s.member_key()?);
+                            key = Some(names.first(text, at, s.member_key()?)?);
                         } else {
                             path.push_str("/0");
                         }
@@ -150,7 +155,8 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     path.truncate(top.1);
                     if kind == b'{' {
                         s.ws();
-                        key = Some(s.member_key()?);
+                        let at = top.3;
+                        key = Some(names.first(text, at, s.member_key()?)?);
                     } else {
                         top.2 += 1;
                         // Formatted in place: a `to_string` per element would allocate.
@@ -169,11 +175,32 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     }
 }
 
+/// The member names seen in the objects [`containers`] scans, by the object's start.
+#[derive(Default)]
+struct MemberNames<'t>(std::collections::HashSet<(usize, std::borrow::Cow<'t, str>), crate::fnv::BuildFnv>);
+
+impl<'t> MemberNames<'t> {
+    /// `key` (a member key's range, quotes included) of the object at `object`, or `None` when
+    /// that object already has a member of that name (escapes decoded) or the key is malformed.
+    fn first(&mut self, text: &'t str, object: usize, key: Range<usize>) -> Option<Range<usize>> {
+        let name = decoded_key(text, key.clone())?;
+        self.0.insert((object, name)).then_some(key)
+    }
+}
+
+/// A member key's name (the key's range, quotes included), escapes decoded.
+fn decoded_key(text: &str, key: Range<usize>) -> Option<std::borrow::Cow<'_, str>> {
+    let raw = &text[key.start + 1..key.end - 1];
+    Some(if raw.contains('\\') {
+        serde_json::from_str::<String>(&text[key]).ok()?.into()
+    } else {
+        raw.into()
+    })
+}
+
 /// Appends the pointer token of the member key at `key` (quotes included) in `text` to `path`.
 fn push_token(text: &str, key: Range<usize>, path: &mut String) -> Option<()> {
-    let raw = &text[key.start + 1..key.end - 1];
-    let name: std::borrow::Cow<'_, str> =
-        if raw.contains('\\') { serde_json::from_str::<String>(&text[key]).ok()?.into() } else { raw.into() };
+    let name = decoded_key(text, key)?;
     path.push('/');
     if name.contains(['~', '/']) {
         for c in name.chars() {
@@ -733,6 +760,25 @@ mod tests {
             for p in pointers {
                 assert_eq!(locate_from_parsed(text, 0, p), locate_from(text, 0, p), "{p}");
             }
+        }
+    }
+
+    #[test]
+    fn no_index_of_an_object_that_names_a_member_twice() {
+        for text in [
+            r#"{"a": 1, "a": [2]}"#,
+            r#"{"a": [2], "a": 1}"#,
+            r#"{"x": [{"b": {}, "c": 0, "b": {}}]}"#,
+            r#"{"a\u0062": [], "ab": []}"#,
+        ] {
+            assert_eq!(containers(text), None, "{text}");
+            assert_eq!(containers_of_parsed(text), None, "{text}");
+        }
+        // The same name in two objects, and in an object and its parent, is no repeat.
+        let twice = r#"{"p": [{"offset_bytes": 1, "t": []}, {"offset_bytes": 2, "t": []}], "t": {"t": {}}}"#;
+        let index = containers(twice).unwrap();
+        for p in ["/p/0/t", "/p/1/t", "/t", "/t/t"] {
+            assert!(index.iter().any(|(q, _)| q == p), "{p} in {index:?}");
         }
     }
 

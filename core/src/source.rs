@@ -180,6 +180,31 @@ mod tests {
         }
     }
 
+    /// A member named twice (the first a number, the second the array it should have been):
+    /// the index must not send a look-up to the second while `locate` reads the first.
+    #[test]
+    fn agrees_with_locate_when_a_member_is_named_twice() {
+        let texts = [
+            r#"{"databases": 16, "x": 1, "databases": [{"files": [{"id": 1}]}]}"#,
+            r#"{"databases": [{"files": [{"id": 1}, {"id": 2}]}], "databases": [{"files": []}]}"#,
+            r#"{"d": {"databases": [{"id": 1}], "databases": 3}}"#,
+            r#"{"databases": [{"id": 1}], "datab\u0061ses": [{"id": 2}, {"id": 3}]}"#,
+        ];
+        let pointers = [
+            "/databases",
+            "/databases/0",
+            "/databases/0/files/1",
+            "/databases/0/files/0/id",
+            "/d/databases/0/id",
+        ];
+        for text in texts {
+            let doc = SourceDoc::new("dup.json".into(), text.into());
+            for p in pointers {
+                assert_eq!(doc.locate(p), locate(text, p), "{p} in {text}");
+            }
+        }
+    }
+
     /// A plugin names the field of a finding: a pointer of any length reaches the locator.
     #[test]
     fn a_long_pointer_costs_its_length_not_its_square() {
