@@ -15,6 +15,7 @@ pub mod fnv;
 pub mod glob;
 pub mod load;
 pub mod locate;
+mod member_names;
 pub mod names;
 #[cfg(feature = "packs")]
 pub mod pack;

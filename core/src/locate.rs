@@ -5,8 +5,11 @@
 //! names, skipping (and checking) the values it passes. No recursion, so no nesting is too deep;
 //! malformed text gives `None`, never a panic.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::Range;
+
+use crate::member_names::MemberNames;
 
 /// Where a pointer's value is in the text, as byte ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,9 +81,8 @@ pub(crate) const MAX_INDEXED_DEPTH: usize = 6;
 /// The JSON pointer and start of every object and array in `text` down to the depth of the
 /// snapshot's entities, in one pass: what a report
 /// needs to find the entity behind each finding without rescanning the file. `None` when the
-/// text is not JSON, or when an object it scans names a member twice: readers disagree on which
-/// one counts (serde_json's `Value` keeps the last, [`locate`] the first), so no index is given
-/// that could disagree with [`locate`].
+/// text is not JSON. Of a member named twice (escapes decoded), only the first is indexed, as
+/// [`locate`] finds the first: what the later one holds is skipped.
 pub fn containers(text: &str) -> Option<Vec<(String, usize)>> {
     containers_in(text, false)
 }
@@ -97,22 +99,26 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     let mut s = Scanner { b: text.as_bytes(), pos: start, parsed };
     let mut out = vec![];
     let mut path = String::new();
-    // Open containers: `{` or `[`, the path length before their current token, the index, and
-    // where the container starts (which tells one object's members from another's).
-    let mut open: Vec<(u8, usize, usize, usize)> = vec![];
+    // Open containers: `{` or `[`, the path length before their current token, the index.
+    let mut open: Vec<(u8, usize, usize)> = vec![];
     let mut names = MemberNames::default();
-    // The key of the member whose value comes next. It joins `path` only if the value is an
+    // The name of the member whose value comes next. It joins `path` only if the value is an
     // object or array: most members are numbers and strings, which need no pointer.
-    let mut key: Option<Range<usize>> = None;
+    let mut key: Option<Cow<'_, str>> = None;
+    // The value next is a member named twice: skipped whole, since `locate` finds the first.
+    let mut repeat = false;
     loop {
         // Expecting a value at `path`.
         s.ws();
         match s.peek()? {
+            _ if std::mem::take(&mut repeat) => {
+                s.value()?;
+            }
             c @ (b'{' | b'[') => {
                 // Entities sit at most six tokens deep (`/sql_instances/0/databases/2/files/7`);
                 // what is deeper is found from them, so it need not cost an entry each.
                 if let Some(k) = key.take() {
-                    push_token(text, k, &mut path)?;
+                    push_token(&k, &mut path);
                 }
                 out.push((path.clone(), s.pos));
                 if open.len() == MAX_INDEXED_DEPTH {
@@ -126,10 +132,10 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     if s.peek()? == close {
                         s.pos += 1;
                     } else {
-                        let at = s.pos;
-                        open.push((c, path.len(), 0, at));
+                        open.push((c, path.len(), 0));
                         if c == b'{' {
-                            key = Some(names.first(text, at, s.member_key()?)?);
+                            names.open();
+                            (key, repeat) = member(text, &mut s, &mut names)?;
                         } else {
                             path.push_str("/0");
                         }
@@ -155,8 +161,7 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                     path.truncate(top.1);
                     if kind == b'{' {
                         s.ws();
-                        let at = top.3;
-                        key = Some(names.first(text, at, s.member_key()?)?);
+                        (key, repeat) = member(text, &mut s, &mut names)?;
                     } else {
                         top.2 += 1;
                         // Formatted in place: a `to_string` per element would allocate.
@@ -167,6 +172,9 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
                 (b'}', b'{') | (b']', b'[') => {
                     s.pos += 1;
                     path.truncate(top.1);
+                    if top.0 == b'{' {
+                        names.close();
+                    }
                     open.pop();
                 }
                 _ => return None,
@@ -175,32 +183,22 @@ fn containers_in(text: &str, parsed: bool) -> Option<Vec<(String, usize)>> {
     }
 }
 
-/// The member names seen in the objects [`containers`] scans, by the object's start.
-#[derive(Default)]
-struct MemberNames<'t>(std::collections::HashSet<(usize, std::borrow::Cow<'t, str>), crate::fnv::BuildFnv>);
-
-impl<'t> MemberNames<'t> {
-    /// `key` (a member key's range, quotes included) of the object at `object`, or `None` when
-    /// that object already has a member of that name (escapes decoded) or the key is malformed.
-    fn first(&mut self, text: &'t str, object: usize, key: Range<usize>) -> Option<Range<usize>> {
-        let name = decoded_key(text, key.clone())?;
-        self.0.insert((object, name)).then_some(key)
-    }
-}
-
-/// A member key's name (the key's range, quotes included), escapes decoded.
-fn decoded_key(text: &str, key: Range<usize>) -> Option<std::borrow::Cow<'_, str>> {
+/// Reads a member's key and colon: the member's name (escapes decoded), or `None` with `true`
+/// when the object being scanned had a member of that name already.
+fn member<'t>(
+    text: &'t str,
+    s: &mut Scanner<'_>,
+    names: &mut MemberNames<'t>,
+) -> Option<(Option<Cow<'t, str>>, bool)> {
+    let key = s.member_key()?;
     let raw = &text[key.start + 1..key.end - 1];
-    Some(if raw.contains('\\') {
-        serde_json::from_str::<String>(&text[key]).ok()?.into()
-    } else {
-        raw.into()
-    })
+    let name: Cow<'t, str> =
+        if raw.contains('\\') { serde_json::from_str::<String>(&text[key]).ok()?.into() } else { raw.into() };
+    Some(if names.is_new(name.clone()) { (Some(name), false) } else { (None, true) })
 }
 
-/// Appends the pointer token of the member key at `key` (quotes included) in `text` to `path`.
-fn push_token(text: &str, key: Range<usize>, path: &mut String) -> Option<()> {
-    let name = decoded_key(text, key)?;
+/// Appends the pointer token of the member `name` to `path`.
+fn push_token(name: &str, path: &mut String) {
     path.push('/');
     if name.contains(['~', '/']) {
         for c in name.chars() {
@@ -212,9 +210,8 @@ fn push_token(text: &str, key: Range<usize>, path: &mut String) -> Option<()> {
         }
     } else {
         // Keys almost never need escaping: copy them whole.
-        path.push_str(&name);
+        path.push_str(name);
     }
-    Some(())
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -764,15 +761,24 @@ mod tests {
     }
 
     #[test]
-    fn no_index_of_an_object_that_names_a_member_twice() {
-        for text in [
-            r#"{"a": 1, "a": [2]}"#,
-            r#"{"a": [2], "a": 1}"#,
-            r#"{"x": [{"b": {}, "c": 0, "b": {}}]}"#,
-            r#"{"a\u0062": [], "ab": []}"#,
+    fn of_a_member_named_twice_only_the_first_is_indexed() {
+        for (text, indexed) in [
+            (r#"{"a": 1, "a": [2]}"#, vec![""]),
+            (r#"{"a": [2], "a": {"b": []}}"#, vec!["", "/a"]),
+            (
+                r#"{"x": [{"b": {"c": []}, "c": 0, "b": {"d": []}}]}"#,
+                vec!["", "/x", "/x/0", "/x/0/b", "/x/0/b/c"],
+            ),
+            (r#"{"a\u0062": [], "ab": [[]]}"#, vec!["", "/ab"]),
         ] {
-            assert_eq!(containers(text), None, "{text}");
-            assert_eq!(containers_of_parsed(text), None, "{text}");
+            for index in [containers(text), containers_of_parsed(text)] {
+                let index = index.unwrap();
+                let pointers: Vec<&str> = index.iter().map(|(p, _)| p.as_str()).collect();
+                assert_eq!(pointers, indexed, "{text}");
+                for (p, at) in &index {
+                    assert_eq!(locate(text, p).map(|s| s.value.start), Some(*at), "{p} in {text}");
+                }
+            }
         }
         // The same name in two objects, and in an object and its parent, is no repeat.
         let twice = r#"{"p": [{"offset_bytes": 1, "t": []}, {"offset_bytes": 2, "t": []}], "t": {"t": {}}}"#;
