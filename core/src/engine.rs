@@ -2,9 +2,8 @@
 
 mod contain;
 
-use std::collections::HashSet;
-
 use crate::date::Date;
+use crate::fast_hash::FastSet;
 use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity};
 use crate::glob::Glob;
 use crate::params::Params;
@@ -186,7 +185,8 @@ fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded<'_>) -> O
             }
         }
     } else {
-        let mut seen: HashSet<&str> = failed.collect();
+        let mut seen: FastSet<&str> = failed.collect();
+        seen.reserve(judged.len());
         for k in &judged {
             if seen.insert(k) {
                 keys.push(k.to_string());

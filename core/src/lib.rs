@@ -10,6 +10,7 @@ pub mod declare;
 pub mod digest;
 pub mod engine;
 pub mod facts;
+pub mod fast_hash;
 pub mod finding;
 pub mod fnv;
 pub mod glob;

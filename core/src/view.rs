@@ -1,8 +1,9 @@
 //! One host's facts, merged from every snapshot file that describes it, with each entity's stable
 //! key, readable label and origin (file and JSON pointer) so findings can point at the fact.
 
+use crate::fast_hash::{FastMap, FastSet};
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::ops::{Deref, Range};
 use std::sync::OnceLock;
 
@@ -126,7 +127,7 @@ pub struct HostView {
     pub databases: Vec<DatabaseView>,
     pub declared: Declarations,
     /// Normalised volume id → index in `volumes`, for joins by id.
-    volume_ids: HashMap<String, usize>,
+    volume_ids: FastMap<String, usize>,
     /// Normalised mount points with their volume's index, longest first, for joins by path.
     mounts: Vec<(String, usize)>,
     /// Where each instance's databases are in `databases` (they are kept instance by instance).
@@ -157,19 +158,19 @@ struct Memo {
     /// [`HostView::physical_disks_of_volume`] of each volume, by index in `volumes`.
     volume_disks: OnceLock<Vec<Option<BTreeSet<String>>>>,
     /// Each long section's first entity of each id, by id.
-    disk_ids: OnceLock<HashMap<String, usize>>,
-    partition_ids: OnceLock<HashMap<String, usize>>,
-    pool_ids: OnceLock<HashMap<String, usize>>,
-    virtual_disk_ids: OnceLock<HashMap<String, usize>>,
-    raid_set_ids: OnceLock<HashMap<String, usize>>,
+    disk_ids: OnceLock<FastMap<String, usize>>,
+    partition_ids: OnceLock<FastMap<String, usize>>,
+    pool_ids: OnceLock<FastMap<String, usize>>,
+    virtual_disk_ids: OnceLock<FastMap<String, usize>>,
+    raid_set_ids: OnceLock<FastMap<String, usize>>,
     /// Ids of the partitions something is built on (a volume or a RAID set), when the volumes
     /// and RAID sets are too many to walk for each partition.
-    built_on: OnceLock<HashSet<String>>,
+    built_on: OnceLock<FastSet<String>>,
     /// Normalised mount points to their volume's index (the first volume mounted there), when
     /// there are too many to walk for each file.
-    mount_index: OnceLock<HashMap<String, usize>>,
+    mount_index: OnceLock<FastMap<String, usize>>,
     /// Every entity's key to where it is, for [`HostView::entity`].
-    entities: OnceLock<HashMap<String, Place>>,
+    entities: OnceLock<FastMap<String, Place>>,
 }
 
 /// Where an entity is in the view.
@@ -190,7 +191,7 @@ enum Place {
 /// looked up in `index`, built on first use.
 fn position_by_id<T>(
     section: &Option<Vec<Located<T>>>,
-    index: &OnceLock<HashMap<String, usize>>,
+    index: &OnceLock<FastMap<String, usize>>,
     id: &str,
     id_of: impl Fn(&T) -> &str,
 ) -> Option<usize> {
@@ -199,7 +200,7 @@ fn position_by_id<T>(
         return items.iter().position(|l| id_of(&l.item) == id);
     }
     let index = index.get_or_init(|| {
-        let mut m = HashMap::with_capacity(items.len());
+        let mut m = FastMap::with_capacity_and_hasher(items.len(), Default::default());
         for (i, l) in items.iter().enumerate() {
             m.entry(id_of(&l.item).to_owned()).or_insert(i);
         }
@@ -221,7 +222,7 @@ fn position_of<T>(items: &[Located<T>], item: &T) -> Option<usize> {
 /// Finds an entity by key while a section is being merged: walked while the section is short,
 /// then through a map kept up to date from then on.
 #[derive(Default)]
-struct Keys(Option<HashMap<String, usize>>);
+struct Keys(Option<FastMap<String, usize>>);
 
 impl Keys {
     fn find<T>(&mut self, out: &[Located<T>], key: &str) -> Option<usize> {
@@ -319,7 +320,7 @@ impl HostView {
             instances: None,
             databases: vec![],
             declared,
-            volume_ids: HashMap::new(),
+            volume_ids: FastMap::default(),
             mounts: vec![],
             instance_databases: vec![],
             memo: Memo::default(),
@@ -447,7 +448,7 @@ impl HostView {
         }
         // Each partition's mount point: that of the first volume built on it. One pass over the
         // volumes, rather than one per partition.
-        let mut mount_of: HashMap<&str, &str> = HashMap::new();
+        let mut mount_of: FastMap<&str, &str> = FastMap::default();
         if self.partitions.as_ref().is_some_and(|p| !p.is_empty()) {
             for v in self.volumes.iter().flatten() {
                 let mount = v.item.mount_points.first().map_or("", String::as_str);
@@ -518,9 +519,9 @@ impl HostView {
             return Some(self.host.entity());
         }
         let places = self.memo.entities.get_or_init(|| {
-            let mut m = HashMap::new();
+            let mut m = FastMap::default();
             fn add<T>(
-                m: &mut HashMap<String, Place>,
+                m: &mut FastMap<String, Place>,
                 s: &Option<Vec<Located<T>>>,
                 place: fn(usize) -> Place,
             ) {
@@ -667,7 +668,7 @@ impl HostView {
         // Every mount point that could hold the path is one of its prefixes ending at a
         // separator: look those up, longest first, instead of walking every mount point.
         let index = self.memo.mount_index.get_or_init(|| {
-            let mut m = HashMap::with_capacity(self.mounts.len());
+            let mut m = FastMap::with_capacity_and_hasher(self.mounts.len(), Default::default());
             for (mount, i) in &self.mounts {
                 m.entry(mount.clone()).or_insert(*i);
             }

@@ -3,9 +3,8 @@
 //!
 //! Candidates for `spindle_core::view` (HostView): `volumes_holding`, `os_of_volume`.
 
-use std::collections::HashMap;
-
 use spindle_core::facts::{DbFile, FileType, FsKind, OsFamily, Volume};
+use spindle_core::fast_hash::FastMap;
 use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
@@ -41,7 +40,7 @@ pub(crate) fn volumes_holding<'v, P>(cx: &mut Ctx<'v, P>, keep: fn(&DbFile) -> b
     let mut out: Vec<DbVolume<'v>> = Vec::new();
     // Each volume's place in `out`, by its place in the view's volumes: a walk over `out` for
     // every file made this quadratic in a host's files and volumes.
-    let mut slot: HashMap<usize, usize> = HashMap::new();
+    let mut slot: FastMap<usize, usize> = FastMap::default();
     for (db, f) in view.files() {
         if !keep(f) {
             continue;

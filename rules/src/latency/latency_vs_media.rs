@@ -1,7 +1,8 @@
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use spindle_core::declare_rule;
 use spindle_core::facts::{Disk, FileType, Media, Volume};
+use spindle_core::fast_hash::FastMap;
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -262,7 +263,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
     let mut missed: BTreeSet<String> = BTreeSet::new();
     // The floor of each volume, worked out for its first slow file only: it names and formats
     // every disk under the volume, and a volume holds many files.
-    let mut floors: HashMap<usize, Floor<'_>> = HashMap::new();
+    let mut floors: FastMap<usize, Floor<'_>> = FastMap::default();
 
     for (_, f) in view.files() {
         let directions: &[Direction] = match f.file_type {

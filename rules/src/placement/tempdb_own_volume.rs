@@ -1,7 +1,6 @@
-use std::collections::{HashMap, HashSet};
-
 use spindle_core::declare_rule;
 use spindle_core::facts::DatabaseRole;
+use spindle_core::fast_hash::{FastMap, FastSet};
 use spindle_core::finding::Quantity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
@@ -77,8 +76,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         .collect();
     // The user databases on each volume, each once, in file order: looked up for each tempdb
     // file rather than walked.
-    let mut users_on: HashMap<&str, Vec<&DatabaseView>> = HashMap::new();
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut users_on: FastMap<&str, Vec<&DatabaseView>> = FastMap::default();
+    let mut seen: FastSet<(&str, &str)> = FastSet::default();
     for (d, _, uv) in &user {
         if let Ok(uv) = uv
             && seen.insert((uv.key.as_str(), d.db.key.as_str()))

@@ -1,8 +1,7 @@
-use std::collections::{HashMap, HashSet};
-
 use spindle_core::declare::Workload;
 use spindle_core::declare_rule;
 use spindle_core::facts::{Backing, Disk, RaidKind, RaidSet};
+use spindle_core::fast_hash::{FastMap, FastSet};
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -123,7 +122,7 @@ fn raid_sets(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
     let view = cx.view;
     // The disks each RAID set exposes, in one pass: a walk over every disk for every set was
     // quadratic in a host's disks.
-    let mut exposed: HashMap<&str, Vec<&Located<Disk>>> = HashMap::new();
+    let mut exposed: FastMap<&str, Vec<&Located<Disk>>> = FastMap::default();
     if view.raid_sets.as_ref().is_some_and(|r| !r.is_empty()) {
         for d in view.disks.iter().flatten() {
             if let Some(Backing::RaidSet(id)) = &d.backed_by {
@@ -213,7 +212,7 @@ fn md_fix(r: &RaidSet, target: &str, target_kib: u64) -> String {
 /// device-mapper disk (where the Linux collector records it), by name.
 fn lvm_volumes(cx: &mut Ctx<'_, RaidStripeUnitParams>, wanted: &Wanted) {
     let view = cx.view;
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: FastSet<&str> = FastSet::default();
     for v in view.volumes.iter().flatten() {
         if let Some(b @ Backing::Lvm { name, .. }) = &v.backed_by
             && seen.insert(name.as_str())
