@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the guest crates of examples/plugins/ (the acme, parity and hostile rule plugins) as WASI 0.2
+# Builds the guest crates of examples/plugins/ (the acme, parity and hostile rule plugins, contract
+# 0.2.0) and examples/plugins/v0-1/ (parity again, contract 0.1.0) as WASI 0.2
 # components and prints the path of each .wasm, one a line (cargo's output goes to stderr). Next
 # to each FILE.wasm it writes FILE.wasm.sha256, the hex digest a pack's `sha256` takes.
 #
@@ -24,9 +25,12 @@ unset RUSTFLAGS
 target_dir=examples/plugins/target
 cargo build --release --target wasm32-wasip2 --manifest-path examples/plugins/Cargo.toml --locked \
     --target-dir "$target_dir" >&2
+# The parity plugin again, against contract 0.1.0: a workspace of its own (see its Cargo.toml).
+cargo build --release --target wasm32-wasip2 --manifest-path examples/plugins/v0-1/Cargo.toml --locked \
+    --target-dir "$target_dir" >&2
 
 out=$target_dir/wasm32-wasip2/release
-for name in acme_rules parity_rules hostile_rules; do
+for name in acme_rules parity_rules hostile_rules parity_v0_1_rules; do
     wasm="$out/$name.wasm"
     # A WASI 0.2 component starts with `\0asm` and the component layer's version 0x0d 0x00 0x01 0x00
     # (a core module has 0x01 0x00 0x00 0x00 there).

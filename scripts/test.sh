@@ -19,6 +19,9 @@ cargo fmt --manifest-path examples/plugins/Cargo.toml --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --manifest-path examples/plugins/Cargo.toml --all-targets --locked -- -D warnings
+cargo clippy --manifest-path examples/plugins/v0-1/Cargo.toml --all-targets --locked -- -D warnings
+# The SDK's 0.1.0 build (its tests are written against 0.2.0; examples/plugins/v0-1 tests 0.1.0).
+cargo clippy -p spindle-plugin-sdk --features contract-0-1 --locked -- -D warnings
 echo "== spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 cargo clippy -p spindle-core --no-default-features --target wasm32-wasip2 --locked -- -D warnings
@@ -38,4 +41,5 @@ echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 echo "== tests"
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
+cargo test --manifest-path examples/plugins/v0-1/Cargo.toml --locked
 cargo test --workspace --locked

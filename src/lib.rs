@@ -35,6 +35,17 @@ pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
 /// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
 /// a load.
+/// What `spindle --version` prints after the name: the version and the plugin contract versions
+/// this spindle runs (`0.1.0 (plugin contracts spindle:plugin@0.1.0, 0.2.0)`).
+pub fn version_line() -> String {
+    format!(
+        "{} (plugin contracts {}@{})",
+        env!("CARGO_PKG_VERSION"),
+        spindle_plugin_host::WIT_PACKAGE,
+        spindle_plugin_host::WIT_VERSIONS.join(", ")
+    )
+}
+
 pub fn inspect_plugin(file: &std::path::Path, json: bool) -> Result<String, UserError> {
     spindle_plugin_host::inspect::describe(file, json).map_err(|e| UserError::plain(e.to_string()))
 }

@@ -5,7 +5,6 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use spindle::UserError;
 use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
@@ -19,7 +18,13 @@ fn main() -> ExitCode {
     // An interrupted run removes its temporary report and restores the terminal; see
     // spindle::signals.
     spindle::signals::install();
-    let cli = Cli::parse();
+    // The version names the plugin contracts too: whoever builds a plugin asks which it may target.
+    let version: &'static str = Box::leak(spindle::version_line().into_boxed_str());
+    let matches = <Cli as clap::CommandFactory>::command().version(version).get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
         Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),

@@ -130,6 +130,23 @@ fn plugin_rules_are_graded_and_waived_like_builtin_ones() {
     assert!(!acm3.is_empty() && acm3.iter().all(|f| f["waived"] == true), "{acm3:?}");
 }
 
+/// Each finding's measured and expected quantities, in the order of [`lines`].
+fn quantities(host: &Value, strip: &str) -> Vec<String> {
+    let mut out: Vec<String> = host["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let code = f["code"].as_str().unwrap().trim_start_matches(strip);
+            format!("{code} {} {} {}", f["entity"]["key"], f["location"]["pointer"], f["quantities"])
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The parity plugin, built against contract 0.2.0 and against 0.1.0, reports what the builtin
+/// rules report; 0.2.0 carries the findings' quantities too.
 #[test]
 fn a_builtin_rule_compiled_into_a_plugin_reports_the_same() {
     let dir = TempDir::new().unwrap();
@@ -138,6 +155,11 @@ fn a_builtin_rule_compiled_into_a_plugin_reports_the_same() {
     let plugin = pack(
         dir2.path(),
         &format!("select = [\"parity/\"]\n[plugins.parity]\npath = \"{}\"\n", wasm("parity").display()),
+    );
+    let dir3 = TempDir::new().unwrap();
+    let plugin_v0_1 = pack(
+        dir3.path(),
+        &format!("select = [\"parity/\"]\n[plugins.parity]\npath = \"{}\"\n", wasm("parity_v0_1").display()),
     );
     let examples: Vec<String> = fs::read_dir(root().join("examples"))
         .unwrap()
@@ -149,12 +171,18 @@ fn a_builtin_rule_compiled_into_a_plugin_reports_the_same() {
     for ex in examples {
         let a = json(&spindle(&["check", &ex, "--pack", &builtin, "--format", "json", "--fail-on", "never"]));
         let b = json(&spindle(&["check", &ex, "--pack", &plugin, "--format", "json", "--fail-on", "never"]));
+        let c =
+            json(&spindle(&["check", &ex, "--pack", &plugin_v0_1, "--format", "json", "--fail-on", "never"]));
         assert_eq!(lines(&a["hosts"][0], ""), lines(&b["hosts"][0], "parity/"), "{ex}");
-        assert_eq!(
-            a["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
-            b["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
-            "{ex}"
-        );
+        assert_eq!(lines(&a["hosts"][0], ""), lines(&c["hosts"][0], "parity/"), "{ex}, contract 0.1.0");
+        assert_eq!(quantities(&a["hosts"][0], ""), quantities(&b["hosts"][0], "parity/"), "{ex}");
+        for (other, contract) in [(&b, "0.2.0"), (&c, "0.1.0")] {
+            assert_eq!(
+                a["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
+                other["hosts"][0]["not_evaluated"].as_array().unwrap().len(),
+                "{ex}, contract {contract}"
+            );
+        }
     }
 }
 

@@ -236,7 +236,28 @@ fn acme_checks_with_its_params() {
     let codes: Vec<&str> = acme.rules().iter().map(|r| r.code.as_str()).collect();
     assert_eq!(codes, ["ACM001", "ACM002", "ACM003"]);
     assert_eq!(acme.info().id, "acme");
-    assert_eq!(acme.wit_version(), "0.1.0");
+    assert_eq!(acme.wit_version(), "0.2.0");
+}
+
+/// A plugin built against contract 0.1.0 (facts as JSON) still runs, beside 0.2.0 ones.
+#[test]
+fn a_0_1_0_plugin_still_runs() {
+    let old = load("parity_v0_1", Limits::default());
+    assert_eq!(old.wit_version(), "0.1.0");
+    let new = load("parity", Limits::default());
+    assert_eq!(new.wit_version(), "0.2.0");
+    let facts = r#"{"schema_version": 1, "host": {"name": "h"},
+        "partitions": [{"id": "p1", "disk_id": "d1", "number": 1, "offset_bytes": 32256}]}"#;
+    let enabled = vec!["ALN001".to_string()];
+    let a = old.check(facts, &enabled, "{}").unwrap();
+    let b = new.check(facts, &enabled, "{}").unwrap();
+    let shown = |o: &CheckOutput| -> Vec<(String, String, String)> {
+        o.findings.iter().map(|f| (f.code.clone(), f.entity.clone(), f.message.clone())).collect()
+    };
+    assert_eq!(shown(&a).len(), 1, "{:?}", a.findings);
+    assert_eq!(shown(&a), shown(&b));
+    assert_eq!(a.findings[0].measured_quantity, None, "0.1.0 carries no quantities");
+    assert!(b.findings[0].measured_quantity.is_some(), "0.2.0 does");
 }
 
 #[test]
@@ -295,20 +316,22 @@ fn calls_share_no_state() {
     }
 }
 
-/// The hostile plugin with every `from` in its bytes replaced by `to` (of the same length),
+/// The hostile plugin with every `from` in its bytes replaced by its `to` (of the same length),
 /// written to a temporary file.
-fn patched_hostile(from: &str, to: &str) -> (tempfile::TempDir, PathBuf) {
-    assert_eq!(from.len(), to.len());
+fn patched_hostile(pairs: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let mut bytes = std::fs::read(wasm("hostile")).unwrap();
-    let (from, to) = (from.as_bytes(), to.as_bytes());
-    let mut n = 0;
-    let mut i = 0;
-    while let Some(at) = bytes[i..].windows(from.len()).position(|w| w == from) {
-        bytes[i + at..i + at + from.len()].copy_from_slice(to);
-        i += at + from.len();
-        n += 1;
+    for (from, to) in pairs {
+        assert_eq!(from.len(), to.len());
+        let (from, to) = (from.as_bytes(), to.as_bytes());
+        let mut n = 0;
+        let mut i = 0;
+        while let Some(at) = bytes[i..].windows(from.len()).position(|w| w == from) {
+            bytes[i + at..i + at + from.len()].copy_from_slice(to);
+            i += at + from.len();
+            n += 1;
+        }
+        assert!(n > 0, "the component names {}", String::from_utf8_lossy(from));
     }
-    assert!(n > 0, "the component names {}", String::from_utf8_lossy(from));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("patched.wasm");
     std::fs::write(&path, bytes).unwrap();
@@ -317,22 +340,25 @@ fn patched_hostile(from: &str, to: &str) -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn another_contract_version_is_refused() {
-    let (_dir, path) = patched_hostile("spindle:plugin/types@0.1.0", "spindle:plugin/types@0.2.0");
+    let (_dir, path) = patched_hostile(&[
+        ("spindle:plugin/types@0.2.0", "spindle:plugin/types@0.9.0"),
+        ("spindle:plugin/facts@0.2.0", "spindle:plugin/facts@0.9.0"),
+    ]);
     let e = {
         let _serial = load_lock();
         host().load("future", "p", &path, None, Limits::default()).unwrap_err()
     };
     assert_eq!(e.kind, Kind::Contract, "{e}");
     assert!(
-        e.message.contains("built against the plugin contract spindle:plugin@0.2.0")
-            && e.message.contains("runs plugins of contract 0.1.0"),
+        e.message.contains("built against the plugin contract spindle:plugin@0.9.0")
+            && e.message.contains("runs plugins of contract 0.1.0, 0.2.0"),
         "{e}"
     );
 }
 
 #[test]
 fn an_import_spindle_does_not_provide_is_refused() {
-    let (_dir, path) = patched_hostile("wasi:cli/exit@", "wasi:cli/exiz@");
+    let (_dir, path) = patched_hostile(&[("wasi:cli/exit@", "wasi:cli/exiz@")]);
     let e = {
         let _serial = load_lock();
         host().load("greedy", "p", &path, None, Limits::default()).unwrap_err()
@@ -366,14 +392,18 @@ fn inspect_shows_the_acme_plugin() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.starts_with("acme 0.1.0\n"), "{stdout}");
-    assert!(stdout.contains("contract:      spindle:plugin@0.1.0"), "{stdout}");
+    assert!(
+        stdout.contains("contract:      spindle:plugin@0.2.0 (this spindle runs 0.1.0, 0.2.0)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("ACM003  production-free-space"), "{stdout}");
     assert!(stdout.contains("param min_free_percent (percent, default 30)"), "{stdout}");
 
     let out = spindle(&["plugin", "inspect", "--format", "json", path]);
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["wit_version"], "0.1.0");
+    assert_eq!(v["wit_version"], "0.2.0");
+    assert_eq!(v["contracts_accepted"], json!(["0.1.0", "0.2.0"]));
     assert_eq!(v["pack"]["id"], "acme");
     assert_eq!(v["rules"][2]["code"], "ACM003");
     assert_eq!(
@@ -382,6 +412,16 @@ fn inspect_shows_the_acme_plugin() {
             "name": "min_free_percent", "kind": "percent", "default": 30.0,
             "doc": v["rules"][2]["params"][0]["doc"].clone()
         })
+    );
+}
+
+#[test]
+fn the_version_names_the_plugin_contracts() {
+    let out = spindle(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        format!("spindle {} (plugin contracts spindle:plugin@0.1.0, 0.2.0)", env!("CARGO_PKG_VERSION"))
     );
 }
 

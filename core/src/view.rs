@@ -71,6 +71,22 @@ pub struct DatabaseView {
     pub files: Option<Vec<Located<DbFile>>>,
 }
 
+/// What [`HostView::from_parts`] builds a view from.
+#[derive(Debug, Clone, Default)]
+pub struct ViewParts {
+    pub host: Host,
+    pub collectors: Vec<CollectorReport>,
+    pub disks: Option<Vec<Located<Disk>>>,
+    pub partitions: Option<Vec<Located<Partition>>>,
+    pub volumes: Option<Vec<Located<Volume>>>,
+    pub storage_pools: Option<Vec<Located<StoragePool>>>,
+    pub virtual_disks: Option<Vec<Located<VirtualDisk>>>,
+    pub raid_sets: Option<Vec<Located<RaidSet>>>,
+    /// Their `databases` taken out into `databases` (an empty list when they were collected).
+    pub instances: Option<Vec<Located<SqlInstance>>>,
+    pub databases: Vec<DatabaseView>,
+}
+
 /// Where a stripe unit comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StripeSource {
@@ -171,6 +187,17 @@ struct Memo {
     mount_index: OnceLock<FastMap<String, usize>>,
     /// Every entity's key to where it is, for [`HostView::entity`].
     entities: OnceLock<FastMap<String, Place>>,
+    /// What another layer derived from the whole view, for [`HostView::derived`].
+    derived: OnceLock<Derived>,
+}
+
+/// A value of any type, for [`HostView::derived`].
+struct Derived(Box<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for Derived {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Derived(..)")
+    }
 }
 
 /// Where an entity is in the view.
@@ -388,6 +415,56 @@ impl HostView {
         v
     }
 
+    /// A view of entities whose keys and labels were already made (by the spindle that sends a
+    /// plugin its facts): nothing is formatted again, and no entity has an origin in a file.
+    /// `parts.databases` must be in the order of their instances.
+    pub fn from_parts(parts: ViewParts, declared: Declarations) -> HostView {
+        let ViewParts {
+            host,
+            collectors,
+            disks,
+            partitions,
+            volumes,
+            storage_pools,
+            virtual_disks,
+            raid_sets,
+            instances,
+            databases,
+        } = parts;
+        let instance_count = instances.as_ref().map_or(0, Vec::len);
+        let mut instance_databases = vec![0..0; instance_count];
+        for (i, d) in databases.iter().enumerate() {
+            if let Some(r) = instance_databases.get_mut(d.instance) {
+                if r.start == r.end {
+                    *r = i..i;
+                }
+                r.end = i + 1;
+            }
+        }
+        let name = host.name.clone();
+        let mut v = HostView {
+            docs: vec![],
+            provenance: vec![],
+            host: Located { item: host, key: name.clone(), label: name, origins: vec![] },
+            collectors,
+            disks,
+            partitions,
+            volumes,
+            storage_pools,
+            virtual_disks,
+            raid_sets,
+            instances,
+            databases,
+            declared,
+            volume_ids: FastMap::default(),
+            mounts: vec![],
+            instance_databases,
+            memo: Memo::default(),
+        };
+        v.index_volumes();
+        v
+    }
+
     fn index_volumes(&mut self) {
         for (i, vol) in self.volumes.iter().flatten().enumerate() {
             self.volume_ids.entry(norm_volume_id(&vol.item.id)).or_insert(i);
@@ -587,6 +664,13 @@ impl HostView {
             raid_sets: items(&self.raid_sets),
             sql_instances,
         }
+    }
+
+    /// A value another layer derives from the whole view, made on first use and shared by every
+    /// later caller (the plugin host encodes the facts once per host for all of its plugins).
+    /// One value per view: `None` when it already holds a value of another type.
+    pub fn derived<T: std::any::Any + Send + Sync>(&self, make: impl FnOnce(&HostView) -> T) -> Option<&T> {
+        self.memo.derived.get_or_init(|| Derived(Box::new(make(self)))).0.downcast_ref()
     }
 
     pub fn host_name(&self) -> &str {

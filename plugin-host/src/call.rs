@@ -2,11 +2,13 @@
 //! the limits, with its failures turned into a [`PluginError`] that says what happened.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wasmtime::{Store, Trap};
 
-use crate::bindings::{Plugin as Guest, PluginPre, types as wit};
+use crate::bindings::v0_1::types as wit;
+use crate::bindings::{v0_1, v0_2};
 use crate::capture::escape_bounded;
 use crate::error::{PluginError, PluginErrorKind as Kind};
 use crate::host::EPOCH_TICK;
@@ -15,13 +17,29 @@ use crate::state::State;
 use crate::types::{Captured, CheckOutput, PackInfo, RuleMeta};
 use crate::validate::{self, MAX_TEXT_BYTES, text};
 
+/// A plugin's linked component, ready to instantiate, by the contract version it was built
+/// against.
+pub(crate) enum Pre {
+    V0_1(v0_1::PluginPre<State>),
+    V0_2(v0_2::PluginPre<State>),
+}
+
+impl Pre {
+    fn engine(&self) -> &wasmtime::Engine {
+        match self {
+            Pre::V0_1(p) => p.engine(),
+            Pre::V0_2(p) => p.engine(),
+        }
+    }
+}
+
 /// A plugin ready to check hosts. Cheap to call from several threads at once: every call gets
 /// its own store and instance (an instance that trapped is never reused).
 pub struct Plugin {
     name: String,
     pack: String,
     path: PathBuf,
-    pre: PluginPre<State>,
+    pre: Pre,
     limits: Limits,
     wit_version: String,
     sha256: String,
@@ -48,7 +66,7 @@ impl Plugin {
         name: &str,
         pack: &str,
         path: &Path,
-        pre: PluginPre<State>,
+        pre: Pre,
         limits: Limits,
         wit_version: String,
         sha256: String,
@@ -66,9 +84,15 @@ impl Plugin {
             info: PackInfo { id: String::new(), version: String::new(), facts_schema_version: 0 },
             rules: Vec::new(),
         };
-        let (info, captured, _) = plugin.call("info", |g, s| g.call_info(s))?;
+        let (info, captured, _) = plugin.call("info", |pre, s| match pre {
+            Pre::V0_1(p) => p.instantiate(&mut *s)?.call_info(s),
+            Pre::V0_2(p) => p.instantiate(&mut *s)?.call_info(s).map(crate::v0_2::pack_info),
+        })?;
         plugin.info = validate::info(info).map_err(|m| plugin.error(Kind::Contract, m, captured))?;
-        let (rules, captured, _) = plugin.call("rules", |g, s| g.call_rules(s))?;
+        let (rules, captured, _) = plugin.call("rules", |pre, s| match pre {
+            Pre::V0_1(p) => p.instantiate(&mut *s)?.call_rules(s),
+            Pre::V0_2(p) => p.instantiate(&mut *s)?.call_rules(s).map(crate::v0_2::rule_metas),
+        })?;
         plugin.rules = validate::rules(rules).map_err(|m| plugin.error(Kind::Contract, m, captured))?;
         Ok(plugin)
     }
@@ -114,17 +138,63 @@ impl Plugin {
         self.limits
     }
 
-    /// Checks one host: `facts_json` is its merged snapshot, `enabled` the codes to run (each one
-    /// the plugin declared), `config_json` the `{"config", "params", "declared"}` object of the
-    /// contract. The output is checked: only enabled codes, at most
+    /// Checks one host through contract 0.1.0: `facts_json` is its merged snapshot, `enabled` the
+    /// codes to run (each one the plugin declared), `config_json` the `{"config", "params",
+    /// "declared"}` object of the contract. The output is checked: only enabled codes, at most
     /// [`MAX_FINDINGS`](crate::MAX_FINDINGS) findings and [`MAX_OUTPUT_TEXT`](crate::MAX_OUTPUT_TEXT)
     /// bytes of text, control characters escaped. Entity keys are not checked against the facts.
+    ///
+    /// A 0.2.0 plugin gets the same facts and configuration as typed records (the facts read as
+    /// the snapshot of one host).
     pub fn check(
         &self,
         facts_json: &str,
         enabled: &[String],
         config_json: &str,
     ) -> Result<CheckOutput, PluginError> {
+        self.check_enabled(enabled)?;
+        let pre = match &self.pre {
+            Pre::V0_1(pre) => pre,
+            Pre::V0_2(_) => {
+                let (facts, config) = crate::v0_2::from_json(facts_json, enabled, config_json)
+                    .map_err(|m| self.error(Kind::Host, m, Captured::default()))?;
+                return self.check_v0_2(Arc::new(facts), &config);
+            }
+        };
+        let (result, captured, elapsed) = self.call("check", |_, s| {
+            pre.instantiate(&mut *s)?.call_check(s, facts_json, enabled, config_json)
+        })?;
+        self.checked(result.map(|o| (o, vec![])), enabled, captured, elapsed)
+    }
+
+    /// Checks one host through contract 0.2.0: `facts` are its facts (encoded once per host and
+    /// shared by its plugins), `config` the typed configuration, whose rules are the codes to
+    /// run. The output is checked as [`Plugin::check`]'s, and its quantities too.
+    pub(crate) fn check_v0_2(
+        &self,
+        facts: Arc<v0_2::facts::HostFacts>,
+        config: &v0_2::types::CheckConfig,
+    ) -> Result<CheckOutput, PluginError> {
+        let enabled: Vec<String> = config.rules.iter().map(|r| r.code.clone()).collect();
+        self.check_enabled(&enabled)?;
+        let Pre::V0_2(pre) = &self.pre else {
+            return Err(self.wrong_contract("0.2.0"));
+        };
+        let (result, captured, elapsed) = self.call("check", |_, s| {
+            s.data_mut().facts = Some(facts);
+            pre.instantiate(&mut *s)?.call_check(s, config)
+        })?;
+        let result = match result {
+            Ok(out) => match crate::v0_2::output(out) {
+                Ok(converted) => Ok(converted),
+                Err(m) => return Err(self.error(Kind::BadOutput, m, captured)),
+            },
+            Err(e) => Err(crate::v0_2::check_error(e)),
+        };
+        self.checked(result, &enabled, captured, elapsed)
+    }
+
+    fn check_enabled(&self, enabled: &[String]) -> Result<(), PluginError> {
         if let Some(bad) = enabled.iter().find(|c| !self.rules.iter().any(|r| &r.code == *c)) {
             return Err(self.error(
                 Kind::Host,
@@ -132,9 +202,29 @@ impl Plugin {
                 Captured::default(),
             ));
         }
-        let (result, captured, elapsed) =
-            self.call("check", |g, s| g.call_check(s, facts_json, enabled, config_json))?;
-        let output = match result {
+        Ok(())
+    }
+
+    fn wrong_contract(&self, asked: &str) -> PluginError {
+        self.error(
+            Kind::Host,
+            format!(
+                "spindle called it through contract {asked}, but it was built against {} (a bug in spindle)",
+                self.wit_version
+            ),
+            Captured::default(),
+        )
+    }
+
+    /// A `check`'s result, checked and converted.
+    fn checked(
+        &self,
+        result: Result<(wit::CheckOutput, crate::v0_2::Quantities), wit::CheckError>,
+        enabled: &[String],
+        captured: Captured,
+        elapsed: Duration,
+    ) -> Result<CheckOutput, PluginError> {
+        let (output, quantities) = match result {
             Ok(output) => output,
             Err(e) => {
                 // The error goes into the report of every host: cut, not quoted whole.
@@ -148,20 +238,41 @@ impl Plugin {
                 return Err(self.error(Kind::CheckError, message, captured));
             }
         };
-        let (findings, not_evaluated) = validate::output(output, &self.rules, enabled)
+        let (mut findings, not_evaluated) = validate::output(output, &self.rules, enabled)
             .map_err(|m| self.error(Kind::BadOutput, m, captured.clone()))?;
+        for (f, (measured, expected)) in findings.iter_mut().zip(quantities) {
+            f.measured_quantity = measured;
+            f.expected_quantity = expected;
+        }
         Ok(CheckOutput { findings, not_evaluated, captured, elapsed })
     }
 
-    /// Asks the plugin whether it accepts `config_json` (the `{"config", "params", "declared"}`
-    /// object of the contract), once, before any host: a `check` of a host with no facts and no
-    /// rule enabled, which a plugin built with the SDK answers by validating its configuration
-    /// and nothing else. `Err` is the plugin's `bad-config` message; any other outcome (a plugin
-    /// not built with the SDK may well fail on such a host) is left to the checks of hosts.
+    /// Asks the plugin whether it accepts `config_json` (the pack's config table; for 0.1.0, the
+    /// `{"config", "params", "declared"}` object of the contract), once, before any host: a
+    /// `check` of a host with no facts and no rule enabled, which a plugin built with the SDK
+    /// answers by validating its configuration and nothing else. `Err` is the plugin's
+    /// `bad-config` message; any other outcome (a plugin not built with the SDK may well fail on
+    /// such a host) is left to the checks of hosts.
     pub fn check_config(&self, config_json: &str) -> Result<(), String> {
         const NO_FACTS: &str = r#"{"schema_version": 1, "host": {"name": "spindle-config-check"}}"#;
-        match self.call("check", |g, s| g.call_check(s, NO_FACTS, &[], config_json)) {
-            Ok((Err(wit::CheckError::BadConfig(m)), _, _)) => Err(text(&m)),
+        let answer = match &self.pre {
+            Pre::V0_1(pre) => self
+                .call("check", |_, s| pre.instantiate(&mut *s)?.call_check(s, NO_FACTS, &[], config_json))
+                .ok()
+                .map(|(r, _, _)| r.err()),
+            Pre::V0_2(pre) => {
+                let facts = Arc::new(crate::v0_2::facts::empty("spindle-config-check"));
+                let config = crate::v0_2::check_config(vec![], None, vec![], config_json.to_string());
+                self.call("check", |_, s| {
+                    s.data_mut().facts = Some(facts);
+                    pre.instantiate(&mut *s)?.call_check(s, &config)
+                })
+                .ok()
+                .map(|(r, _, _)| r.err().map(crate::v0_2::check_error))
+            }
+        };
+        match answer {
+            Some(Some(wit::CheckError::BadConfig(m))) => Err(text(&m)),
             _ => Ok(()),
         }
     }
@@ -174,7 +285,7 @@ impl Plugin {
     fn call<R>(
         &self,
         what: &str,
-        f: impl FnOnce(&Guest, &mut Store<State>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Pre, &mut Store<State>) -> wasmtime::Result<R>,
     ) -> Result<(R, Captured, Duration), PluginError> {
         let start = Instant::now();
         let mut store = Store::new(self.pre.engine(), State::new(&self.limits));
@@ -187,7 +298,7 @@ impl Plugin {
         }
         store.set_epoch_deadline(self.limits.timeout_ms.div_ceil(EPOCH_TICK.as_millis() as u64).max(1));
         store.epoch_deadline_trap();
-        let result = self.pre.instantiate(&mut store).and_then(|guest| f(&guest, &mut store));
+        let result = f(&self.pre, &mut store);
         let captured = store.data_mut().captured();
         let elapsed = start.elapsed();
         match result {

@@ -11,9 +11,9 @@ use std::time::Duration;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, OptLevel};
 
-use crate::bindings::{Plugin as Guest, PluginPre};
+use crate::bindings::{v0_1, v0_2};
 use crate::cache::{self, CodeCache};
-use crate::call::{Plugin, error_text};
+use crate::call::{Plugin, Pre, error_text};
 use crate::error::{PluginError, PluginErrorKind as Kind};
 use crate::limits::Limits;
 use crate::state::State;
@@ -94,8 +94,10 @@ impl PluginHost {
         let mut linker = Linker::<State>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| fail("cannot link WASI", e))?;
         clock::add_to_linker(&mut linker).map_err(|e| fail("cannot link the bounded clock", e))?;
-        Guest::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)
+        v0_1::Plugin::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)
             .map_err(|e| fail("cannot link the plugin imports", e))?;
+        crate::v0_2::add_to_linker(&mut linker)
+            .map_err(|e| fail("cannot link the 0.2.0 plugin imports", e))?;
 
         let ticker = Ticker::start(engine.clone()).map_err(|e| {
             PluginError::new(Kind::Host, "", "", "", format!("cannot start the plugin timer thread: {e}"))
@@ -170,7 +172,7 @@ impl PluginHost {
                 ),
             )
         })?;
-        let pre = PluginPre::new(instance_pre).map_err(|e| {
+        let not_exported = |e: wasmtime::Error| {
             err(
                 Kind::Contract,
                 format!(
@@ -179,7 +181,11 @@ impl PluginHost {
                     error_text(&e)
                 ),
             )
-        })?;
+        };
+        let pre = match wit_version.as_str() {
+            "0.1.0" => Pre::V0_1(v0_1::PluginPre::new(instance_pre).map_err(not_exported)?),
+            _ => Pre::V0_2(v0_2::PluginPre::new(instance_pre).map_err(not_exported)?),
+        };
         Plugin::start(name, pack, path, pre, limits, wit_version, cache::hex(&digest), from_cache)
     }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::{Limits, Plugin, PluginError, PluginHost, WIT_PACKAGE};
+use crate::{Limits, Plugin, PluginError, PluginHost, WIT_PACKAGE, WIT_VERSIONS};
 
 /// Loads `file` as `spindle check` would (no pinned sha256) and describes what it declares, as
 /// text or JSON.
@@ -23,6 +23,7 @@ pub fn render_json(p: &Plugin) -> String {
         "sha256": p.sha256(),
         "contract": format!("{WIT_PACKAGE}@{}", p.wit_version()),
         "wit_version": p.wit_version(),
+        "contracts_accepted": WIT_VERSIONS,
         "pack": p.info(),
         "rules": p.rules(),
     });
@@ -37,7 +38,12 @@ pub fn render_text(p: &Plugin) -> String {
     let _ = writeln!(s, "{} {}", info.id, info.version);
     let _ = writeln!(s, "  file:          {}", p.path().display());
     let _ = writeln!(s, "  sha256:        {}", p.sha256());
-    let _ = writeln!(s, "  contract:      {WIT_PACKAGE}@{}", p.wit_version());
+    let _ = writeln!(
+        s,
+        "  contract:      {WIT_PACKAGE}@{} (this spindle runs {})",
+        p.wit_version(),
+        WIT_VERSIONS.join(", ")
+    );
     let _ = writeln!(s, "  facts schema:  {}", info.facts_schema_version);
     let _ = writeln!(s, "  rules:         {}", p.rules().len());
     let w = p.rules().iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);

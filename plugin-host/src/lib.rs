@@ -1,5 +1,5 @@
-//! WASM rule plugins: WASI 0.2 components of the contract `spindle:plugin@0.1.0`
-//! (plugins-sdk/wit/0.1.0/plugin.wit), run in a sandbox.
+//! WASM rule plugins: WASI 0.2 components of the contract `spindle:plugin@0.2.0` or `@0.1.0`
+//! (plugins-sdk/wit/), run in a sandbox.
 //!
 //! A plugin gets no files, no environment, no arguments, no network: its only capability is a
 //! bounded `log`. Every call runs in a fresh instance with a memory limit, a wall-time limit
@@ -23,6 +23,7 @@ mod limits;
 pub mod rules;
 mod state;
 mod types;
+mod v0_2;
 mod validate;
 mod wasm_file;
 
@@ -50,5 +51,7 @@ pub use wasm_file::MAX_WASM_BYTES;
 
 /// The WIT package of the plugin contract.
 pub const WIT_PACKAGE: &str = "spindle:plugin";
-/// The contract versions this host runs. A new version gets its own bindings next to 0.1.0's.
-pub const WIT_VERSIONS: &[&str] = &["0.1.0"];
+/// The contract versions this host runs, oldest first. Each has its own bindings
+/// (`bindings.rs`); a plugin built against a later 0.2.x than listed links when it uses nothing
+/// newer than 0.2.0 (imports match by semver).
+pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];

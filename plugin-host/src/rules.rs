@@ -83,8 +83,12 @@ pub fn load(host: &PluginHost, decls: &[PluginDecl]) -> Result<Vec<PluginRule>, 
         let config: Value = serde_json::from_str(&decl.config_json).unwrap_or(Value::Object(Map::new()));
         // Once, here, rather than in the check of every host: a mistake in the pack is bad input,
         // shown where it is written.
-        let probe =
-            json!({ "config": config, "params": {}, "declared": { "workload": null, "stripe_units": [] } });
+        let probe = match plugin.wit_version() {
+            "0.1.0" => {
+                json!({ "config": config, "params": {}, "declared": { "workload": null, "stripe_units": [] } })
+            }
+            _ => config.clone(),
+        };
         if let Err(why) = plugin.check_config(&probe.to_string()) {
             let span = decl.config_span.clone().unwrap_or_else(|| decl.name_span.clone());
             return Err(decl.error(span, format!("plugin `{}` does not accept its config: {why}", decl.name)));
@@ -190,6 +194,38 @@ impl PluginGroup {
         .to_string()
     }
 
+    /// Contract 0.2.0's typed configuration: the same values as [`PluginGroup::config_json`].
+    fn check_config(
+        &self,
+        view: &HostView,
+        rules: &[&ActiveRule<'_>],
+    ) -> crate::bindings::v0_2::types::CheckConfig {
+        let enabled = rules
+            .iter()
+            .map(|r| {
+                let params = r.params.iter().map(|(name, v)| (name.to_string(), v.clone())).collect();
+                (self.unprefixed(&r.code).to_string(), params)
+            })
+            .collect();
+        let d = &view.declared;
+        let stripes = d
+            .stripes
+            .iter()
+            .map(|s| crate::bindings::v0_2::types::DeclaredStripe {
+                entity: s.entity.as_str().to_string(),
+                stripe_unit_bytes: s.stripe_unit_bytes,
+                data_disks: s.data_disks,
+                source: Some(s.source.clone()),
+            })
+            .collect();
+        crate::v0_2::check_config(
+            enabled,
+            d.workload.as_ref().map(|(w, _)| w.as_str().to_string()),
+            stripes,
+            self.config.to_string(),
+        )
+    }
+
     fn error(&self, message: impl Into<String>) -> RuleError {
         RuleError { code: format!("{}/*", self.name), message: message.into() }
     }
@@ -205,12 +241,17 @@ impl RuleGroup for PluginGroup {
         view: &HostView,
         rules: &[&ActiveRule<'_>],
     ) -> Result<(Vec<Finding>, Vec<NotEvaluated>), RuleError> {
-        let facts = serde_json::to_string(&view.to_snapshot()).map_err(|e| self.error(e.to_string()))?;
-        let enabled: Vec<String> = rules.iter().map(|r| self.unprefixed(&r.code).to_string()).collect();
-        let out = self
-            .plugin
-            .check(&facts, &enabled, &self.config_json(view, rules))
-            .map_err(|e| self.error(e.to_string()))?;
+        let out = if self.plugin.wit_version() == "0.1.0" {
+            let facts = serde_json::to_string(&view.to_snapshot()).map_err(|e| self.error(e.to_string()))?;
+            let enabled: Vec<String> = rules.iter().map(|r| self.unprefixed(&r.code).to_string()).collect();
+            self.plugin.check(&facts, &enabled, &self.config_json(view, rules))
+        } else {
+            // Encoded once per host, for all of its 0.2.0 plugins.
+            let shared = view.derived(|v| Arc::new(crate::v0_2::facts::encode(v)));
+            let facts = shared.cloned().unwrap_or_else(|| Arc::new(crate::v0_2::facts::encode(view)));
+            self.plugin.check_v0_2(facts, &self.check_config(view, rules))
+        }
+        .map_err(|e| self.error(e.to_string()))?;
         let active = |code: &str| {
             rules.iter().find(|r| self.unprefixed(&r.code) == code).ok_or_else(|| {
                 self.error(format!("{}: it reported rule {code}, which was not enabled", self.id))
@@ -241,8 +282,8 @@ impl RuleGroup for PluginGroup {
                 measured: f.measured,
                 expected: f.expected,
                 // Contract 0.1.0 carries the values as prose only.
-                measured_quantity: None,
-                expected_quantity: None,
+                measured_quantity: f.measured_quantity,
+                expected_quantity: f.expected_quantity,
                 entity: entity(&f.entity)?,
                 field: f.field,
                 fix: f.fix.unwrap_or_else(|| meta.default_fix().to_string()),

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::bindings::types as wit;
+use crate::bindings::v0_1::types as wit;
 use crate::cache::{self, CodeCache, dir_from};
 use crate::capture::{LOG_LINE_MAX_BYTES, LOG_MAX_BYTES, LOG_MAX_LINES, LogSink, TailPipe, escape};
 use crate::types::LogLevel;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::bindings::types as wit;
+use crate::bindings::v0_1::types as wit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -114,7 +114,7 @@ pub struct RuleMeta {
     pub params: Vec<ParamSpec>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// One of the codes the call enabled, without namespace.
     pub code: String,
@@ -128,6 +128,11 @@ pub struct Finding {
     pub field: Option<String>,
     /// `None`: the How to fix section of the rule's docs.
     pub fix: Option<String>,
+    /// The measured and expected values as numbers with units (contract 0.2.0 and later).
+    #[serde(skip)]
+    pub measured_quantity: Option<spindle_core::finding::Quantity>,
+    #[serde(skip)]
+    pub expected_quantity: Option<spindle_core::finding::Quantity>,
 }
 
 impl From<wit::Finding> for Finding {
@@ -141,6 +146,8 @@ impl From<wit::Finding> for Finding {
             entity: f.entity,
             field: f.field,
             fix: f.fix,
+            measured_quantity: None,
+            expected_quantity: None,
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use crate::bindings::types as wit;
+use crate::bindings::v0_1::types as wit;
 use crate::capture::{escape, escape_bounded};
 use crate::types::{Finding, NotEvaluated, PackInfo, ParamDefault, ParamKind, ParamSpec, RuleMeta};
 

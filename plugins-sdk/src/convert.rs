@@ -15,6 +15,7 @@ pub(crate) fn severity(s: Severity) -> wit::Severity {
 }
 
 /// The kind as the contract spells it, and the accepted words of a choice.
+#[cfg(feature = "contract-0-1")]
 pub(crate) fn kind(k: ParamKind) -> (&'static str, Vec<String>) {
     match k {
         ParamKind::Bytes => ("bytes", vec![]),
@@ -28,6 +29,7 @@ pub(crate) fn kind(k: ParamKind) -> (&'static str, Vec<String>) {
 
 /// A default as JSON: whole numbers without a fraction (`65536`, not `65536.0`), so a pack
 /// writer reading `spindle plugin inspect` sees what they would write themselves.
+#[cfg(feature = "contract-0-1")]
 pub(crate) fn default_json(d: ParamDefault) -> String {
     match d {
         ParamDefault::Num(n) if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 => {
@@ -38,6 +40,7 @@ pub(crate) fn default_json(d: ParamDefault) -> String {
     }
 }
 
+#[cfg(feature = "contract-0-1")]
 pub(crate) fn param(p: &ParamSpec) -> wit::ParamSpec {
     let (kind, choices) = kind(p.kind);
     wit::ParamSpec {
@@ -45,6 +48,26 @@ pub(crate) fn param(p: &ParamSpec) -> wit::ParamSpec {
         kind: kind.to_string(),
         choices,
         default_json: default_json(p.default),
+        doc: p.doc.to_string(),
+    }
+}
+
+#[cfg(not(feature = "contract-0-1"))]
+pub(crate) fn param(p: &ParamSpec) -> wit::ParamSpec {
+    wit::ParamSpec {
+        name: p.name.to_string(),
+        kind: match p.kind {
+            ParamKind::Bytes => wit::ParamKind::Bytes,
+            ParamKind::Ms => wit::ParamKind::Ms,
+            ParamKind::Count => wit::ParamKind::Count,
+            ParamKind::Percent => wit::ParamKind::Percent,
+            ParamKind::Factor => wit::ParamKind::Factor,
+            ParamKind::Choice(words) => wit::ParamKind::Choice(words.iter().map(|w| w.to_string()).collect()),
+        },
+        default: match p.default {
+            ParamDefault::Num(n) => wit::ParamValue::Num(n),
+            ParamDefault::Text(t) => wit::ParamValue::Text(t.to_string()),
+        },
         doc: p.doc.to_string(),
     }
 }
@@ -60,6 +83,7 @@ pub(crate) fn rule_meta(m: &RuleMeta) -> wit::RuleMeta {
     }
 }
 
+#[cfg(feature = "contract-0-1")]
 pub(crate) fn finding(f: Finding) -> wit::Finding {
     wit::Finding {
         code: f.code,
@@ -69,7 +93,33 @@ pub(crate) fn finding(f: Finding) -> wit::Finding {
         expected: f.expected,
         entity: f.entity.key,
         field: f.field,
-        // `none` means "the How to fix section of the docs", which is what an empty fix means.
+        fix: (!f.fix.is_empty()).then_some(f.fix),
+    }
+}
+
+#[cfg(not(feature = "contract-0-1"))]
+pub(crate) fn finding(f: Finding) -> wit::Finding {
+    let quantity = |q: Option<spindle_core::finding::Quantity>| {
+        q.map(|q| wit::Quantity {
+            value: q.value,
+            unit: match q.unit {
+                spindle_core::finding::Unit::Bytes => wit::Unit::Bytes,
+                spindle_core::finding::Unit::Ms => wit::Unit::Ms,
+                spindle_core::finding::Unit::Percent => wit::Unit::Percent,
+                spindle_core::finding::Unit::Count => wit::Unit::Count,
+            },
+        })
+    };
+    wit::Finding {
+        code: f.code,
+        severity: Some(severity(f.severity)),
+        message: f.message,
+        measured: f.measured,
+        expected: f.expected,
+        measured_quantity: quantity(f.measured_quantity),
+        expected_quantity: quantity(f.expected_quantity),
+        entity: f.entity.key,
+        field: f.field,
         fix: (!f.fix.is_empty()).then_some(f.fix),
     }
 }
@@ -78,7 +128,17 @@ pub(crate) fn not_evaluated(n: NotEvaluated) -> wit::NotEvaluated {
     wit::NotEvaluated { code: n.code, entity: n.entity.map(|e| e.key), missing: n.missing, reason: n.reason }
 }
 
-#[cfg(test)]
+/// A host's report as the contract's output. Neither contract has a slot for not-applicable
+/// entries (`Ctx::not_applicable`): a plugin's are dropped here. They never fail a run, so no
+/// verdict changes; a later contract may carry them.
+pub(crate) fn output(report: spindle_core::engine::HostReport) -> wit::CheckOutput {
+    wit::CheckOutput {
+        findings: report.findings.into_iter().map(finding).collect(),
+        not_evaluated: report.not_evaluated.into_iter().map(not_evaluated).collect(),
+    }
+}
+
+#[cfg(all(test, feature = "contract-0-1"))]
 mod tests {
     use super::*;
 

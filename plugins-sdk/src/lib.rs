@@ -47,12 +47,31 @@ extern crate self as spindle_plugin_sdk;
 
 mod convert;
 mod run;
+#[cfg(not(feature = "contract-0-1"))]
+mod v0_2;
 
 pub mod config;
 pub mod log;
 pub mod testing;
 
-/// The guest bindings generated from `wit/0.1.0/plugin.wit` (world `spindle:plugin/plugin@0.1.0`).
+/// The guest bindings generated from `wit/0.2.0/plugin.wit` (world `spindle:plugin/plugin@0.2.0`),
+/// the contract this SDK builds plugins for; with the `contract-0-1` feature, from
+/// `wit/0.1.0/plugin.wit` instead (facts and configuration as JSON), for hosts that predate 0.2.0.
+#[cfg(not(feature = "contract-0-1"))]
+// Generated: the canonical ABI passes a `check-config` as flat arguments.
+#[allow(clippy::too_many_arguments)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "wit/0.2.0",
+        world: "plugin",
+        pub_export_macro: true,
+        export_macro_name: "__export_plugin",
+        default_bindings_module: "spindle_plugin_sdk::bindings",
+        runtime_path: "spindle_plugin_sdk::__private::wit_bindgen::rt",
+    });
+}
+
+#[cfg(feature = "contract-0-1")]
 pub mod bindings {
     wit_bindgen::generate!({
         path: "wit/0.1.0",
@@ -85,6 +104,9 @@ pub use spindle_core::{declare, facts, finding, glob, params, rule, units, view}
 pub use run::{check, info, rules};
 
 /// The WIT contract version this SDK builds plugins for.
+#[cfg(not(feature = "contract-0-1"))]
+pub const CONTRACT_VERSION: &str = "0.2.0";
+#[cfg(feature = "contract-0-1")]
 pub const CONTRACT_VERSION: &str = "0.1.0";
 
 /// A plugin's rules: what `spindle plugin inspect` lists and `spindle check` runs.
@@ -118,12 +140,18 @@ impl<P: RulePack> bindings::Guest for Exports<P> {
         run::rules::<P>()
     }
 
+    #[cfg(feature = "contract-0-1")]
     fn check(
         facts_json: String,
         enabled_rules: Vec<String>,
         config_json: String,
     ) -> Result<wit::CheckOutput, wit::CheckError> {
         run::check::<P>(facts_json, &enabled_rules, &config_json)
+    }
+
+    #[cfg(not(feature = "contract-0-1"))]
+    fn check(config: wit::CheckConfig) -> Result<wit::CheckOutput, wit::CheckError> {
+        v0_2::check::<P>(bindings::spindle::plugin::facts::get(), config)
     }
 }
 

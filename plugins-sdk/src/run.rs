@@ -43,21 +43,21 @@ struct CheckConfig {
 }
 
 #[derive(Deserialize, Default)]
-struct DeclaredJson {
+pub(crate) struct DeclaredJson {
     #[serde(default)]
-    workload: Option<String>,
+    pub workload: Option<String>,
     #[serde(default)]
-    stripe_units: Vec<StripeJson>,
+    pub stripe_units: Vec<StripeJson>,
 }
 
 #[derive(Deserialize)]
-struct StripeJson {
-    entity: String,
-    stripe_unit_bytes: u64,
+pub(crate) struct StripeJson {
+    pub entity: String,
+    pub stripe_unit_bytes: u64,
     #[serde(default)]
-    data_disks: Option<u32>,
+    pub data_disks: Option<u32>,
     #[serde(default)]
-    source: Option<String>,
+    pub source: Option<String>,
 }
 
 /// Where a declaration through `config-json` comes from when it does not say: the contract does
@@ -65,7 +65,9 @@ struct StripeJson {
 /// in the rule pack".
 const DECLARED_SOURCE: &str = "the rule pack";
 
-/// The `check` export: runs the `enabled` rules of `P` over one host's facts.
+/// Contract 0.1.0's `check` export (with the SDK's `contract-0-1` feature), and what a plugin's
+/// native unit tests call under either contract: runs the `enabled` rules of `P` over one host's
+/// facts as JSON, with `config_json` the `{"config", "params", "declared"}` object.
 ///
 /// A rule that panics fails the whole call. In the component panics abort: the panic message
 /// goes to stderr, the call traps, and spindle reports the plugin failed with that message.
@@ -76,7 +78,6 @@ pub fn check<P: RulePack>(
     enabled: &[String],
     config_json: &str,
 ) -> Result<wit::CheckOutput, wit::CheckError> {
-    let pack = P::rules();
     let bad = wit::CheckError::BadConfig;
 
     let cfg: CheckConfig = if config_json.trim().is_empty() {
@@ -85,32 +86,11 @@ pub fn check<P: RulePack>(
         serde_json::from_str(config_json).map_err(|e| bad(format!("config-json: {e}")))?
     };
 
-    let known = || pack.iter().map(|r| r.meta.code).collect::<Vec<_>>().join(", ");
-    let find = |code: &str| pack.iter().copied().find(|r| r.meta.code == code);
-    for code in enabled {
-        if find(code).is_none() {
-            return Err(bad(format!(
-                "enabled rule {code} is not a rule of plugin {} (its rules: {})",
-                P::ID,
-                known()
-            )));
-        }
-    }
-
-    let mut params: BTreeMap<&str, Params> = BTreeMap::new();
+    let mut params: BTreeMap<&'static str, Params> = BTreeMap::new();
     for (code, values) in &cfg.params {
-        let rule = find(code).ok_or_else(|| {
-            bad(format!(
-                "params for {code}, which is not a rule of plugin {} (its rules: {})",
-                P::ID,
-                known()
-            ))
-        })?;
+        let rule = find_rule::<P>(code, "params for").map_err(bad)?;
         params.insert(rule.meta.code, rule_params(rule, values).map_err(bad)?);
     }
-
-    P::validate_config(&cfg.config).map_err(|e| bad(format!("config of plugin {}: {e}", P::ID)))?;
-
     let declared = declarations(cfg.declared.unwrap_or_default()).map_err(bad)?;
 
     // Tolerant: spindle may be newer than the spindle-core this plugin was built with, and send
@@ -121,10 +101,43 @@ pub fn check<P: RulePack>(
     if !facts.ignored.is_empty() {
         crate::log::info(ignored_summary(&facts.ignored));
     }
-    let view = HostView::build(vec![facts.document], declared);
+    run_pack::<P>(
+        enabled,
+        params,
+        cfg.config,
+        |declared| HostView::build(vec![facts.document], declared),
+        declared,
+    )
+}
+
+/// The rule of `P` with `code`, or why there is none (`what` says what named it).
+pub(crate) fn find_rule<P: RulePack>(code: &str, what: &str) -> Result<&'static BuiltinRule, String> {
+    let pack = P::rules();
+    pack.iter().copied().find(|r| r.meta.code == code).ok_or_else(|| {
+        let known: Vec<&str> = pack.iter().map(|r| r.meta.code).collect();
+        format!("{what} {code}, which is not a rule of plugin {} (its rules: {})", P::ID, known.join(", "))
+    })
+}
+
+/// Runs the `enabled` rules of `P` (each checked to be one of its rules) with their `params`
+/// over the view `view` builds, under the pack's `config` table: what both contracts' `check`
+/// do once they have read their arguments.
+pub(crate) fn run_pack<P: RulePack>(
+    enabled: &[String],
+    mut params: BTreeMap<&'static str, Params>,
+    config: Value,
+    view: impl FnOnce(Declarations) -> HostView,
+    declared: Declarations,
+) -> Result<wit::CheckOutput, wit::CheckError> {
+    let bad = wit::CheckError::BadConfig;
+    for code in enabled {
+        find_rule::<P>(code, "enabled rule").map_err(bad)?;
+    }
+    P::validate_config(&config).map_err(|e| bad(format!("config of plugin {}: {e}", P::ID)))?;
+    let view = view(declared);
 
     // The pack's order, whatever order spindle lists the codes in.
-    let active: Vec<ActiveRule<'_>> = pack
+    let active: Vec<ActiveRule<'_>> = P::rules()
         .iter()
         .copied()
         .filter(|r| enabled.iter().any(|c| c == r.meta.code))
@@ -138,48 +151,61 @@ pub fn check<P: RulePack>(
 
     // No waivers cross the contract (spindle applies them to the plugin's findings), so the date
     // is never read.
-    let report =
-        config::scoped(cfg.config, || check_host(&active, &view, &[], Date::from_days_since_epoch(0)));
+    let report = config::scoped(config, || check_host(&active, &view, &[], Date::from_days_since_epoch(0)));
     if !report.errors.is_empty() {
         let errors: Vec<String> = report.errors.into_iter().map(|e| e.message).collect();
         return Err(wit::CheckError::Failed(errors.join("; ")));
     }
-
-    // Contract 0.1.0 has no slot for not-applicable entries (`Ctx::not_applicable`): a plugin's
-    // are dropped here. They never fail a run, so no verdict changes; a later contract may carry
-    // them.
-    Ok(wit::CheckOutput {
-        findings: report.findings.into_iter().map(convert::finding).collect(),
-        not_evaluated: report.not_evaluated.into_iter().map(convert::not_evaluated).collect(),
-    })
+    Ok(convert::output(report))
 }
 
 /// A rule's parameters: its defaults, with the given values checked against their kinds.
 fn rule_params(rule: &BuiltinRule, values: &BTreeMap<String, Value>) -> Result<Params, String> {
     let code = rule.meta.code;
-    let mut params = Params::defaults(rule.meta.params);
+    let mut typed = Vec::with_capacity(values.len());
     for (name, value) in values {
-        let Some(spec) = rule.meta.params.iter().find(|s| s.name == name) else {
-            let declared: Vec<&str> = rule.meta.params.iter().map(|s| s.name).collect();
-            let declared = if declared.is_empty() { "none".to_string() } else { declared.join(", ") };
-            return Err(format!("{code} has no parameter {name} (its parameters: {declared})"));
-        };
         let value = match value {
             Value::Number(n) => ParamValue::Num(
                 n.as_f64().ok_or_else(|| format!("{code}.{name}: {n} is not a number spindle can hold"))?,
             ),
             Value::String(s) => ParamValue::Text(s.clone()),
             other => {
-                return Err(format!("{code}.{name}: expected {}, found {other}", spec.kind.describe()));
+                let kind = rule.meta.params.iter().find(|s| s.name == name).map(|s| s.kind.describe());
+                return Err(match kind {
+                    Some(kind) => format!("{code}.{name}: expected {kind}, found {other}"),
+                    None => unknown_param(rule, name),
+                });
             }
         };
+        typed.push((name.clone(), value));
+    }
+    typed_params(rule, typed)
+}
+
+/// A rule's parameters: its defaults, with the given typed values checked against their kinds.
+pub(crate) fn typed_params(
+    rule: &BuiltinRule,
+    values: impl IntoIterator<Item = (String, ParamValue)>,
+) -> Result<Params, String> {
+    let code = rule.meta.code;
+    let mut params = Params::defaults(rule.meta.params);
+    for (name, value) in values {
+        let Some(spec) = rule.meta.params.iter().find(|s| s.name == name) else {
+            return Err(unknown_param(rule, &name));
+        };
         spec.kind.validate(&value).map_err(|e| format!("{code}.{name}: {e}"))?;
-        params.set(name, value);
+        params.set(&name, value);
     }
     Ok(params)
 }
 
-fn declarations(d: DeclaredJson) -> Result<Declarations, String> {
+fn unknown_param(rule: &BuiltinRule, name: &str) -> String {
+    let declared: Vec<&str> = rule.meta.params.iter().map(|s| s.name).collect();
+    let declared = if declared.is_empty() { "none".to_string() } else { declared.join(", ") };
+    format!("{} has no parameter {name} (its parameters: {declared})", rule.meta.code)
+}
+
+pub(crate) fn declarations(d: DeclaredJson) -> Result<Declarations, String> {
     let workload = match d.workload.as_deref() {
         None => None,
         Some(w) => Some((

@@ -69,9 +69,31 @@ fn wit_severity(s: spindle_core::Severity) -> wit::Severity {
 /// A finding or not-evaluated as one comparable line.
 fn line_of_finding(f: &wit::Finding) -> String {
     format!(
-        "{} {:?} {} | {} | {:?} | {:?} | {:?} | {:?}",
-        f.code, f.severity, f.entity, f.message, f.measured, f.expected, f.field, f.fix
+        "{} {:?} {} | {} | {:?} | {:?} | {:?} | {:?} | {:?} | {:?}",
+        f.code,
+        f.severity,
+        f.entity,
+        f.message,
+        f.measured,
+        f.expected,
+        f.measured_quantity,
+        f.expected_quantity,
+        f.field,
+        f.fix
     )
+}
+
+fn wit_quantity(q: Option<spindle_core::finding::Quantity>) -> Option<wit::Quantity> {
+    use spindle_core::finding::Unit;
+    q.map(|q| wit::Quantity {
+        value: q.value,
+        unit: match q.unit {
+            Unit::Bytes => wit::Unit::Bytes,
+            Unit::Ms => wit::Unit::Ms,
+            Unit::Percent => wit::Unit::Percent,
+            Unit::Count => wit::Unit::Count,
+        },
+    })
 }
 
 fn line_of_not_evaluated(n: &wit::NotEvaluated) -> String {
@@ -105,6 +127,8 @@ fn parity(declared: Declarations, declared_json: Value) {
                     message: f.message.clone(),
                     measured: f.measured.clone(),
                     expected: f.expected.clone(),
+                    measured_quantity: wit_quantity(f.measured_quantity),
+                    expected_quantity: wit_quantity(f.expected_quantity),
                     entity: f.entity.key.clone(),
                     field: f.field.clone(),
                     fix: Some(f.fix.clone()).filter(|f| !f.is_empty()),
@@ -177,19 +201,17 @@ fn info_and_rules() {
     assert!(aln.docs.starts_with("## What it checks\n"), "{}", aln.docs);
     assert_eq!(aln.params.len(), 1);
     let p = &aln.params[0];
-    assert_eq!(
-        (p.name.as_str(), p.kind.as_str(), p.default_json.as_str()),
-        ("alignment_bytes", "bytes", "65536")
-    );
-    let choice =
-        metas.iter().flat_map(|m| &m.params).find(|p| p.kind == "choice").expect("a choice parameter");
-    assert!(!choice.choices.is_empty());
-    assert!(choice.default_json.starts_with('"'), "{}", choice.default_json);
-    let kinds: std::collections::BTreeSet<&str> =
-        metas.iter().flat_map(|m| &m.params).map(|p| p.kind.as_str()).collect();
-    for k in &kinds {
-        assert!(["bytes", "ms", "count", "percent", "factor", "choice"].contains(k), "{k}");
-    }
+    assert_eq!(p.name, "alignment_bytes");
+    assert!(matches!(p.kind, wit::ParamKind::Bytes), "{:?}", p.kind);
+    assert!(matches!(p.default, wit::ParamValue::Num(n) if n == 65536.0), "{:?}", p.default);
+    let choice = metas
+        .iter()
+        .flat_map(|m| &m.params)
+        .find(|p| matches!(p.kind, wit::ParamKind::Choice(_)))
+        .expect("a choice parameter");
+    let wit::ParamKind::Choice(words) = &choice.kind else { unreachable!() };
+    assert!(!words.is_empty());
+    assert!(matches!(&choice.default, wit::ParamValue::Text(t) if words.contains(t)), "{:?}", choice.default);
 }
 
 const FACTS: &str = r#"{"schema_version": 1, "host": {"name": "h"},
