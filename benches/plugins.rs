@@ -443,6 +443,8 @@ fn bench(s: &Settings) -> Result<(), String> {
     let spindle = find_spindle(option_env!("CARGO_BIN_EXE_spindle"))?;
     let wasm = plugin_files(&["parity", "acme"])?;
     let (parity_wasm, acme_wasm) = (&wasm[0], &wasm[1]);
+    // The same parity rules built against contract 0.1.0 (facts as JSON), measured beside 0.2.0.
+    let parity_v0_1_wasm = &plugin_files(&["parity_v0_1"])?[0];
     let acme_pack = root().join("examples/packs/acme-plugins.toml");
     let (cpus, model) = machine();
     if !s.smoke {
@@ -483,7 +485,7 @@ fn bench(s: &Settings) -> Result<(), String> {
     // and instantiated for `info` and `rules`) but select none of its rules.
     let plugin_decl =
         |name: &str, wasm: &Path| format!("[plugins.{name}]\npath = {:?}\n", wasm.display().to_string());
-    let packs: [(&str, &str, String); 6] = [
+    let packs: [(&str, &str, String); 7] = [
         ("none", "no rule (baseline)", "select = []\n".into()),
         ("builtin", "builtin ALN001, FMT001", "select = [\"ALN001\", \"FMT001\"]\n".into()),
         (
@@ -495,6 +497,11 @@ fn bench(s: &Settings) -> Result<(), String> {
             "parity",
             "parity/ (ALN001, FMT001)",
             format!("select = [\"parity/\"]\n{}", plugin_decl("parity", parity_wasm)),
+        ),
+        (
+            "parity-v0.1",
+            "parity/, contract 0.1.0",
+            format!("select = [\"parity/\"]\n{}", plugin_decl("parity", parity_v0_1_wasm)),
         ),
         ("acme-idle", "acme loaded, no rule", format!("select = []\n{}", plugin_decl("acme", acme_wasm))),
         ("acme", "acme/ (ACM001-003)", format!("select = [\"acme/\"]\n{}", plugin_decl("acme", acme_wasm))),
@@ -530,7 +537,7 @@ fn bench(s: &Settings) -> Result<(), String> {
         reports.push((v.name, codes));
     }
     let codes = |name: &str| &reports.iter().find(|(n, _)| *n == name).expect("variant").1;
-    if codes("parity") != codes("builtin") {
+    if codes("parity") != codes("builtin") || codes("parity-v0.1") != codes("builtin") {
         return Err(format!(
             "the parity plugin's findings ({}) differ from the builtin twin's ({})",
             codes("parity").len(),
@@ -620,7 +627,7 @@ fn bench(s: &Settings) -> Result<(), String> {
 
     if s.smoke {
         println!(
-            "plugins bench: {} snapshots, 6 packs, in-process steps, start-up ok (run the benchmark with \
+            "plugins bench: {} snapshots, 7 packs, in-process steps, start-up ok (run the benchmark with \
              `cargo bench --bench plugins`)",
             s.snapshots
         );
@@ -644,7 +651,7 @@ fn bench(s: &Settings) -> Result<(), String> {
     );
     let baseline = |name: &str| match name {
         "builtin" | "parity-idle" | "acme-idle" => Some("none"),
-        "parity" => Some("parity-idle"),
+        "parity" | "parity-v0.1" => Some("parity-idle"),
         "acme" => Some("acme-idle"),
         _ => None,
     };
@@ -664,6 +671,7 @@ fn bench(s: &Settings) -> Result<(), String> {
     let us = |d: Duration| secs(d) * 1e6 / k;
     let whole = (per("parity"), per("builtin"));
     let marginal = (per("parity") - per("parity-idle"), per("builtin") - per("none"));
+    let marginal_v0_1 = (per("parity-v0.1") - per("parity-idle"), per("builtin") - per("none"));
     let alone = (us(b.facts_json) + us(b.parity.rules), us(b.builtin));
     let ratio = |(p, b): (f64, f64)| if b > 0.0 { format!("{:.1}×", p / b) } else { "n/a".to_string() };
     println!(
@@ -679,6 +687,7 @@ fn bench(s: &Settings) -> Result<(), String> {
     for (what, (p, bi)) in [
         ("whole run, per snapshot", whole),
         ("run − its baseline (both include writing the same findings)", marginal),
+        ("the same, contract 0.1.0 (facts and configuration as JSON)", marginal_v0_1),
         ("the rules alone, in-process (facts JSON + call, check_host)", alone),
     ] {
         println!("| {what:<61} | {p:>9.1} | {bi:>10.1} | {:>14} |", ratio((p, bi)));

@@ -16,6 +16,7 @@ use crate::cache::{self, CodeCache};
 use crate::call::{Plugin, Pre, error_text};
 use crate::error::{PluginError, PluginErrorKind as Kind};
 use crate::limits::Limits;
+use crate::pool::Pool;
 use crate::state::State;
 use crate::wasm_file::{self, FileError};
 use crate::{WIT_PACKAGE, WIT_VERSIONS, clock};
@@ -79,6 +80,12 @@ impl PluginHost {
     /// compiled code (about a tenth of a plugin's run time), for runs where no pack sets a fuel
     /// limit. Compiled code differs with and without it: each has its own cache entry.
     pub fn with_options(dir: Option<PathBuf>, fuel: bool) -> Result<Self, PluginError> {
+        Self::with_pool(dir, fuel, Pool::default())
+    }
+
+    /// Like [`PluginHost::with_options`], with the instance pool sized for `pool`: as many calls
+    /// at once as the run has threads, and memory slots as large as its plugins' largest limit.
+    pub fn with_pool(dir: Option<PathBuf>, fuel: bool, pool: Pool) -> Result<Self, PluginError> {
         let fail = |what: &str, e: wasmtime::Error| {
             PluginError::new(Kind::Host, "", "", "", format!("{what}: {}", error_text(&e)))
         };
@@ -89,6 +96,7 @@ impl PluginHost {
         config.consume_fuel(fuel);
         config.cranelift_opt_level(OptLevel::Speed);
         config.parallel_compilation(true);
+        config.allocation_strategy(pool.strategy());
         let engine = Engine::new(&config).map_err(|e| fail("cannot create the wasm engine", e))?;
 
         let mut linker = Linker::<State>::new(&engine);

@@ -20,6 +20,7 @@ mod error;
 mod host;
 pub mod inspect;
 mod limits;
+mod pool;
 pub mod rules;
 mod state;
 mod types;
@@ -38,6 +39,7 @@ pub use host::PluginHost;
 pub use limits::{
     DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_MS, LimitField, Limits, MAX_FUEL, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS,
 };
+pub use pool::Pool;
 pub use rules::{PluginRule, load as load_rules};
 pub use types::{
     Captured, CheckOutput, Finding, LogLevel, LogLine, NotEvaluated, PackInfo, ParamDefault, ParamKind,
