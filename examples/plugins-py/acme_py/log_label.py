@@ -2,6 +2,7 @@
 pack's word (`LOG`). The same rule as the Rust acme pack's `log_label.rs`: same docs, same
 findings, same not-evaluated entries."""
 
+import needs
 import rust_text
 from volumes import collector_reason, display_name, is_user, volumes_holding
 from wit_world.imports import facts as f
@@ -51,6 +52,10 @@ META = t.RuleMeta(
 
 def check(host: f.HostFacts, log_label_word: str, out: t.CheckOutput) -> None:
     """Appends ACM002's findings and not-evaluated entries for `host` to `out`."""
+    unmet = needs.unmet(host, CODE, [needs.VOLUMES, needs.DATABASE_FILES])
+    if unmet is not None:
+        out.not_evaluated.append(unmet)
+        return
     word = rust_text.trim(log_label_word)
     wanted = word.lower()
     held = volumes_holding(

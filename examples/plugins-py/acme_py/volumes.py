@@ -87,7 +87,8 @@ def volumes_holding(host: f.HostFacts, code: str, keep, not_evaluated: list):
 
 def unknown_volume(host: f.HostFacts, file: f.DbFile):
     """The missing fact and the reason for a file spindle found no volume for, in the words of
-    spindle's own rules (`UnknownVolume`)."""
+    spindle's own rules (`UnknownVolume`). (ACM002 needs the volumes, so it never meets the
+    cases where they were not collected; they are here for a rule that does not.)"""
     volumes_collected = host.volumes is not None
     empty_id = file.volume_id is not None
     volume_id = rust_text.trim(file.volume_id or "") or None
