@@ -1,6 +1,8 @@
 """Host facts for the tests, as spindle's host would hand them to `facts.get`: the snapshots of
-the Rust acme pack's tests (examples/plugins/acme/src/tests.rs), with the keys and the
-file-to-volume join spindle works out."""
+the Rust acme pack's tests (examples/plugins/acme/src/tests.rs) and a few more, with the keys and
+the file-to-volume join (`volume-key`) spindle works out from the volume ids and paths. The join
+is written here by hand, so it must be the one spindle makes: the Rust pack, which makes it
+again itself, checks that in test_parity.py."""
 
 from wit_world.imports import facts as f
 from wit_world.imports import types as t
@@ -152,7 +154,8 @@ LINUX = host_facts(
 )
 
 # Three user log files on one volume, listed after the volume of a fourth; system databases and
-# tempdb, by role or by name, on a third volume; a volume with an empty label.
+# tempdb, by role or by name, on a third volume; a volume with an empty label and no mount point
+# (its files are joined to it by volume id).
 MANY = host_facts(
     "h",
     volumes=[
@@ -162,7 +165,7 @@ MANY = host_facts(
     ],
     databases=[
         database(
-            "h", "A", [("A_log", LOG, "X:\\A.ldf", None, "v2"), ("A_log2", LOG, "L:\\A2.ldf", None, "v1")]
+            "h", "A", [("A_log", LOG, "X:\\A.ldf", "v2", "v2"), ("A_log2", LOG, "L:\\A2.ldf", None, "v1")]
         ),
         database("h", "B", [("B_log", LOG, "L:\\B.ldf", None, "v1"), ("B", ROWS, "S:\\B.mdf", None, "v3")]),
         database("h", "C", [("C_log", LOG, "L:\\C.ldf", None, "v1")]),
@@ -170,7 +173,7 @@ MANY = host_facts(
         database("h", "tempdb", [("templog", LOG, "S:\\t.ldf", None, "v3")]),
         database("h", "Renamed", [("r_log", LOG, "S:\\r.ldf", None, "v3")], role=f.DatabaseRole.SYSTEM),
         database("h", "Scratch", [("s_log", LOG, "S:\\s.ldf", None, "v3")], role=f.DatabaseRole.TEMPDB),
-        database("h", "model", [("u_log", LOG, "X:\\u.ldf", None, "v2")], role=f.DatabaseRole.USER),
+        database("h", "model", [("u_log", LOG, "X:\\u.ldf", "v2", "v2")], role=f.DatabaseRole.USER),
     ],
 )
 

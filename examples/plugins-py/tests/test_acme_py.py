@@ -2,6 +2,7 @@
 (target/plugins-py/bindings, written by build.sh), with `facts.get` answered by the test. The
 expected messages are the Rust acme pack's, word for word (examples/plugins/acme/src)."""
 
+import dataclasses
 import os
 import sys
 import unittest
@@ -15,6 +16,7 @@ sys.path[:0] = [
 ]
 
 import app  # noqa: E402
+import volumes  # noqa: E402
 import fixtures  # noqa: E402
 from componentize_py_types import Err  # noqa: E402
 from wit_world.imports import facts  # noqa: E402
@@ -203,17 +205,31 @@ class LogVolumeLabel(unittest.TestCase):
             host = fixtures.host_facts(
                 "h", volumes=[] if volumes_collected else None, databases=[db], collectors=collectors
             )
+            expected = (missing, f"the volume of b is unknown: {why}")
+            # ACM002 needs the volumes: without them it does not look at files (see below).
+            self.assertEqual(volumes.unknown_volume(host, db.files[0]), expected)
+            if volumes_collected:
+                out, _ = run(host, fixtures.config())
+                entity = "h/instance:MSSQLSERVER/database:D/file:b"
+                self.assertEqual(out.not_evaluated, [t.NotEvaluated("ACM002", entity, *expected)])
+
+    def test_without_the_volumes_or_the_files_the_host_is_not_evaluated(self):
+        files = fixtures.FOLDER_MOUNTS.sql_instances[0].databases
+        no_files = [dataclasses.replace(db, files=None) for db in files]
+        volumes_reason = [("wmi", [("volumes", "Access denied")])]
+        for host, missing, reason in [
+            (fixtures.host_facts("h", volumes=None, databases=files), "volumes", None),
+            (fixtures.host_facts("h", None, files, volumes_reason), "volumes", "wmi: Access denied"),
+            (fixtures.host_facts("h", volumes=[], databases=None), "sql_instances[].databases[].files", None),
+            (
+                fixtures.host_facts("h", volumes=[], databases=no_files),
+                "sql_instances[].databases[].files",
+                None,
+            ),
+        ]:
             out, _ = run(host, fixtures.config())
             self.assertEqual(
-                out.not_evaluated,
-                [
-                    t.NotEvaluated(
-                        code="ACM002",
-                        entity="h/instance:MSSQLSERVER/database:D/file:b",
-                        missing=missing,
-                        reason=f"the volume of b is unknown: {why}",
-                    )
-                ],
+                (out.findings, out.not_evaluated), ([], [t.NotEvaluated("ACM002", None, missing, reason)])
             )
 
     def test_a_file_naming_a_volume_that_is_not_there_is_bad_facts(self):
