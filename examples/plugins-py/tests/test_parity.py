@@ -5,13 +5,17 @@ facts and configuration, must give the same findings, not-evaluated entries and 
 ACM002, after spindle's own reading of their output: a `severity` of `none` is the rule's, a
 `fix` of `none` the docs' How to fix, and a plugin names itself in its errors."""
 
+import dataclasses
+import json
 import os
+import random
 import unittest
 
 # First: it puts the bindings and the plugin on the path.
 from test_acme_py import ROOT  # isort: skip
 
 import fixtures
+from wit_world.imports import facts as f
 from runner import Loaded, plain
 from test_component import COMPONENT
 
@@ -41,10 +45,10 @@ class Twin:
         out = self.plugin.check(host, fixtures.config(config_json=config_json))
         if "err" in out:
             return {k: v.replace(f"plugin {self.id}:", "plugin PLUGIN:") for k, v in out["err"].items()}
-        for f in out["findings"]:
-            rule = self.rules[f["code"]]
-            f["severity"] = f["severity"] or rule["severity"]
-            f["fix"] = f["fix"] or how_to_fix(rule["docs"])
+        for finding in out["findings"]:
+            rule = self.rules[finding["code"]]
+            finding["severity"] = finding["severity"] or rule["severity"]
+            finding["fix"] = finding["fix"] or how_to_fix(rule["docs"])
         return out
 
 
@@ -61,6 +65,56 @@ def unknown_volume_hosts():
         for volumes in ([], None):
             db = fixtures.database("h", "D", [("b", fixtures.LOG, path, volume_id, None)])
             yield fixtures.host_facts("h", volumes=volumes, databases=[db], collectors=collectors)
+
+
+def random_host(rng: random.Random, n: int):
+    """A host drawn at random, joined as spindle joins files to volumes: by volume id, else by the
+    mount point holding the path (one drive letter per volume here, so no mount point holds
+    another)."""
+    name = f"r{n}"
+    letters = rng.sample("DEFGHIJKLMNOPQRSTUVW", rng.randint(1, 6))
+    labels = ["SQLLOG01", "sqllogs", "Data", "", None, "LOGS", "Log", "ǅlog", "İLOG", "ΣLOGΣ", "l o g"]
+    vols = [
+        fixtures.volume(name, f"vol{i}", rng.choice([[f"{d}:\\"], []]), rng.choice(labels))
+        for i, d in enumerate(letters)
+    ]
+    mounted = {v.mount_points[0][0]: v for v in vols if v.mount_points}
+    dbs = []
+    for d in range(rng.randint(1, 5)):
+        files = []
+        for i in range(rng.randint(0, 4)):
+            kind = rng.choice([fixtures.LOG, fixtures.LOG, fixtures.ROWS])
+            how = rng.choice(
+                ["id", "id", "id", "path", "path", "path", "lost id", "lost path", "nothing", "empty id"]
+            )
+            volume_id = path = key = None
+            if how == "id" and vols:
+                v = rng.choice(vols)
+                volume_id, key = v.id, v.key
+            elif how == "path" and mounted:
+                letter = rng.choice(sorted(mounted))
+                path, key = f"{letter}:\\db{d}\\f{i}.ldf", mounted[letter].key
+            elif how == "lost id":
+                volume_id = "gone"
+            elif how == "lost path":
+                path = f"Z:\\f{i}.ldf"
+            elif how == "empty id":
+                volume_id = rng.choice(["", "  "])
+            files.append((f"f{d}_{i}", kind, path, volume_id, key and key.split("/volume:")[1]))
+        # Unique names, the system databases' among them (by name when the role is not given).
+        db_name = rng.choice(["Sales", "ERP", "HR", "master", "MSDB", "TempDB", "model"])
+        db_name = db_name if all(db.name != db_name for db in dbs) else f"{db_name}{d}"
+        db = fixtures.database(name, db_name, files, role=rng.choice([None, None, None, *f.DatabaseRole]))
+        dbs.append(db if rng.random() > 0.1 else dataclasses.replace(db, files=None))
+    collectors = rng.choice(
+        [[], [("wmi", [("volumes.label", "no access")])], [("sql", [("volume_id", "denied")])]]
+    )
+    return fixtures.host_facts(
+        name,
+        volumes=vols if rng.random() > 0.1 else None,
+        databases=dbs if rng.random() > 0.1 else None,
+        collectors=collectors,
+    )
 
 
 class Parity(unittest.TestCase):
@@ -119,6 +173,18 @@ class Parity(unittest.TestCase):
             "null",
         ):
             self.same(fixtures.FOLDER_MOUNTS, cfg)
+
+    def test_random_hosts(self):
+        rng = random.Random(2026)
+        words = ["LOG", "log", " Lo ", "İ", "σ", "LOG01", "\u00a0LOG\u2003"]
+        findings = not_evaluated = 0
+        for n in range(150):
+            out = self.same(random_host(rng, n), json.dumps({"log_label_word": rng.choice(words)}))
+            findings += len(out["findings"])
+            not_evaluated += len(out["not-evaluated"])
+        # Not vacuous: these hosts give 39 findings and 110 entries.
+        self.assertGreater(findings, 30)
+        self.assertGreater(not_evaluated, 100)
 
     def test_the_one_config_the_twins_read_differently(self):
         # ACM001's standard with no data mount at all: the Rust pack, which runs ACM001 too,
