@@ -51,7 +51,7 @@ class WitWorld(wit_world.WitWorld):
                     )
         try:
             cfg = PackConfig.from_json(config.config_json)
-        except ValueError as e:  # not JSON (json.JSONDecodeError is a ValueError)
+        except ValueError as e:  # not JSON (json.JSONDecodeError is a ValueError), or too deep
             raise _bad_config(f"config-json: {e}")
         except ConfigError as e:
             raise _bad_config(f"config of plugin {ID}: {e}")

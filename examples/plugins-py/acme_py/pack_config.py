@@ -14,6 +14,11 @@ _FIELDS = ("data_mounts_windows", "data_mounts_linux", "log_label_word", "produc
 
 DEFAULT_LOG_LABEL_WORD = "LOG"
 
+# How deep arrays and tables may nest: serde_json's limit (it refuses the 128th level). Python's
+# parser recurses once per level, and in the component a few thousand levels exhaust the wasm
+# stack: a trap, where the Rust pack gives a `bad-config`.
+MAX_DEPTH = 127
+
 
 class ConfigError(Exception):
     """The table is not what the pack expects; the message says why."""
@@ -46,6 +51,30 @@ def _compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _check_depth(text: str) -> None:
+    """Raises `ValueError` at the first array or table nested deeper than `MAX_DEPTH`."""
+    depth, in_string, escaped, line, column = 0, False, False, 1, 0
+    for c in text:
+        column += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ValueError(f"recursion limit exceeded at line {line} column {column}")
+        elif c in "]}":
+            depth -= 1
+        elif c == "\n":
+            line, column = line + 1, 0
+
+
 class PackConfig:
     def __init__(self, log_label_word: str = DEFAULT_LOG_LABEL_WORD):
         self.log_label_word = log_label_word
@@ -54,6 +83,7 @@ class PackConfig:
     def from_json(text: str) -> "PackConfig":
         """Reads a `config-json`: empty or `null` gives the defaults, anything but a table is
         refused. Raises `ConfigError`, or `ValueError` when the text is not JSON."""
+        _check_depth(text)
         value = json.loads(text) if text.strip() else None
         return PackConfig.from_value(value)
 

@@ -269,6 +269,9 @@ class Config(unittest.TestCase):
             ),
             ("[1]", "config of plugin acme_py: expected a table, found [1]"),
             ("{", "config-json: "),
+            ("[" * 100_000, "config-json: recursion limit exceeded at line 1 column 128"),
+            ('{"a": "[[[' + "[" * 200 + '"}', "config of plugin acme_py: unknown field `a`"),
+            ('{"a": "\\"[' + "[" * 200 + '"}', "config of plugin acme_py: unknown field `a`"),
         ]:
             self.assertTrue(
                 bad_config(fixtures.FOLDER_MOUNTS, fixtures.config(config_json=cfg)).startswith(needle), cfg

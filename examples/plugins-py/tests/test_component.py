@@ -49,6 +49,7 @@ class Component(unittest.TestCase):
             (fixtures.LINUX, fixtures.config()),
             (fixtures.FOLDER_MOUNTS, fixtures.config(config_json='{"log_label_word": ""}')),
             (fixtures.FOLDER_MOUNTS, fixtures.config(rules=("ACM001",))),
+            (fixtures.FOLDER_MOUNTS, fixtures.config(config_json="[" * 100_000)),
         ]
         for host, cfg in cases:
             self.assertEqual(self.py.check(host, cfg), native(host, cfg))

@@ -171,6 +171,8 @@ class Parity(unittest.TestCase):
             '{"data_mounts_windows": true}',
             "[1]",
             "null",
+            "[" * 1000,
+            '{"log_label_word": "[{",\n "x": ' + "[" * 1000,
         ):
             self.same(fixtures.FOLDER_MOUNTS, cfg)
 
