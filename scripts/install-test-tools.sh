@@ -11,11 +11,16 @@
 #   pinned) under target/test-tools/, where tests/support/src/multitool.rs looks for it;
 # - the real consumers the CI-format tests read reports with (tests/ci_formats.rs): xmllint
 #   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
-#   in CI and without sudo on a laptop).
+#   in CI and without sudo on a laptop);
+# - componentize-py and wasmtime's Python package, both pinned, in a venv under
+#   target/test-tools/pyvenv: examples/plugins-py/build.sh builds the Python example plugin with
+#   the one, and its smoke test runs the component with the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MULTITOOL_VERSION=5.7.0
+COMPONENTIZE_PY_VERSION=0.25.1
+WASMTIME_PY_VERSION=50.0.1
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
@@ -31,6 +36,8 @@ for t in "${tools[@]}"; do
         [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
     fi
 done
+# Debian's python3 makes a venv (below) only with python3-venv (its ensurepip).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [[ ${#missing[@]} -gt 0 ]]; then
     if ! command -v apt-get >/dev/null 2>&1; then
         echo "install-test-tools: missing ${missing[*]} and no apt-get; install them by hand" >&2
@@ -68,3 +75,16 @@ if [[ ! -f "$multitool" || "$installed" != "$MULTITOOL_VERSION" ]]; then
         "@microsoft/sarif-multitool@$MULTITOOL_VERSION" >/dev/null
 fi
 [[ -x "$multitool" ]] || chmod u+x "$multitool"
+
+# The Python plugin's tools, in a venv of their own: no system or user site-packages to clash
+# with.
+venv="$tools_dir/pyvenv"
+wanted="componentize-py==$COMPONENTIZE_PY_VERSION wasmtime==$WASMTIME_PY_VERSION"
+installed="$("$venv/bin/python" -c 'from importlib.metadata import version as v
+print("componentize-py==" + v("componentize-py"), "wasmtime==" + v("wasmtime"))' 2>/dev/null || true)"
+if [[ "$installed" != "$wanted" ]]; then
+    echo "install-test-tools: installing $wanted into $venv"
+    [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+    # shellcheck disable=SC2086 # $wanted is two requirements, split on purpose
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
+fi
