@@ -13,7 +13,7 @@
 #   (libxml2-utils) and Python's junitparser (pip, into the user's site-packages: works as root
 #   in CI and without sudo on a laptop);
 # - componentize-py and wasmtime's Python package, both pinned, in a venv under
-#   target/test-tools/pyvenv: examples/plugins-py/build.sh builds the Python example plugin with
+#   target/test-tools/pyvenv: examples/plugins/python/build.sh builds the Python example plugin with
 #   the one, and its smoke test runs the component with the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."

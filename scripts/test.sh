@@ -39,6 +39,8 @@ for fuzz in core/fuzz collectors/fuzz report/fuzz; do
 done
 echo "== rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
+echo "== the Python example plugin (componentize-py): its own tests, natively and as a component"
+bash examples/plugins/python/test.sh
 echo "== tests"
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --manifest-path examples/plugins/v0-1/Cargo.toml --locked

@@ -323,3 +323,57 @@ fn a_plugin_config_it_refuses_is_an_error_at_its_place_in_the_pack() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// ACM002 written in Python against contract 0.2.0 (componentize-py, no Rust SDK) reports what
+/// its Rust twin in the acme plugin reports, through spindle, on every example.
+#[test]
+fn a_plugin_in_python_reports_what_its_rust_twin_reports() {
+    let dir = TempDir::new().unwrap();
+    let rust = pack(
+        dir.path(),
+        &format!("select = [\"acme/ACM002\"]\n[plugins.acme]\npath = \"{}\"\n", wasm("acme").display()),
+    );
+    let dir2 = TempDir::new().unwrap();
+    let python = pack(
+        dir2.path(),
+        &format!(
+            "select = [\"acmepy/ACM002\"]\n[plugins.acmepy]\npath = \"{}\"\n",
+            built_plugins::python_plugin().display()
+        ),
+    );
+    let mut findings = 0;
+    for ex in [
+        "win2003-sector63",
+        "win2003-aligned",
+        "linux-xfs-md",
+        "azure-storage-spaces",
+        "hdd-raid-shared-spindles",
+    ] {
+        let ex = example(ex);
+        let a = json(&spindle(&["check", &ex, "--pack", &rust, "--format", "json", "--fail-on", "never"]));
+        let b = json(&spindle(&["check", &ex, "--pack", &python, "--format", "json", "--fail-on", "never"]));
+        for (report, what) in [(&a, "Rust"), (&b, "Python")] {
+            assert_eq!(report["summary"]["rule_errors"], 0, "{ex}, {what}: {}", report["summary"]);
+        }
+        for h in 0..a["hosts"].as_array().unwrap().len() {
+            let (ha, hb) = (&a["hosts"][h], &b["hosts"][h]);
+            assert_eq!(lines(ha, "acme/"), lines(hb, "acmepy/"), "{ex}");
+            let ne = |host: &Value, strip: &str| -> Vec<String> {
+                let mut v: Vec<String> = host["not_evaluated"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| {
+                        let code = n["code"].as_str().unwrap().trim_start_matches(strip);
+                        format!("{code} {} {} {}", n["entity"]["key"], n["missing"], n["reason"])
+                    })
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(ne(ha, "acme/"), ne(hb, "acmepy/"), "{ex}");
+            findings += lines(ha, "").len();
+        }
+    }
+    assert!(findings > 0, "the examples give ACM002 something to report");
+}

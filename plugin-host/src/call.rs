@@ -89,11 +89,14 @@ impl Plugin {
             Pre::V0_2(p) => p.instantiate(&mut *s)?.call_info(s).map(crate::v0_2::pack_info),
         })?;
         plugin.info = validate::info(info).map_err(|m| plugin.error(Kind::Contract, m, captured))?;
-        let (rules, captured, _) = plugin.call("rules", |pre, s| match pre {
-            Pre::V0_1(p) => p.instantiate(&mut *s)?.call_rules(s),
+        let ((rules, needs), captured, _) = plugin.call("rules", |pre, s| match pre {
+            Pre::V0_1(p) => p.instantiate(&mut *s)?.call_rules(s).map(|r| (r, vec![])),
             Pre::V0_2(p) => p.instantiate(&mut *s)?.call_rules(s).map(crate::v0_2::rule_metas),
         })?;
         plugin.rules = validate::rules(rules).map_err(|m| plugin.error(Kind::Contract, m, captured))?;
+        for (rule, needs) in plugin.rules.iter_mut().zip(needs) {
+            rule.needs = needs;
+        }
         Ok(plugin)
     }
 

@@ -142,7 +142,7 @@ fn static_meta(plugin: &str, r: &plugin::RuleMeta) -> RuleMeta {
             plugin::Severity::Note => Severity::Note,
         },
         summary: leak(r.summary.clone()),
-        needs: &[],
+        needs: Box::leak(r.needs.clone().into_boxed_slice()),
         params: Box::leak(params.into_boxed_slice()),
         // RuleMeta::docs() drops rustdoc's one leading space per line: give it one.
         raw_docs: leak(r.docs.lines().map(|l| format!(" {l}\n")).collect()),

@@ -112,6 +112,10 @@ pub struct RuleMeta {
     /// Markdown with the headings What it checks / Why it matters / How to fix / References.
     pub docs: String,
     pub params: Vec<ParamSpec>,
+    /// The facts sections without which it cannot judge a host (contract 0.2.0 and later):
+    /// the engine reports it not evaluated instead of calling the plugin.
+    #[serde(skip)]
+    pub needs: Vec<spindle_core::rule::Need>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

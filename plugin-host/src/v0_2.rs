@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use spindle_core::finding::{Quantity, Unit};
 use spindle_core::params::ParamValue;
+use spindle_core::rule::Need;
 use wasmtime::component::Linker;
 
 use crate::bindings::{v0_1::types as v1, v0_2::facts::HostFacts, v0_2::types as v2};
@@ -78,9 +79,30 @@ fn severity(s: v2::Severity) -> v1::Severity {
     }
 }
 
-/// 0.2.0's typed parameter specs in 0.1.0's words, for the same checks.
-pub(crate) fn rule_metas(rules: Vec<v2::RuleMeta>) -> Vec<v1::RuleMeta> {
-    rules
+/// Each rule's needs, in the order of the rules.
+pub(crate) type Needs = Vec<Vec<Need>>;
+
+/// 0.2.0's typed parameter specs in 0.1.0's words, for the same checks, and the rules' needs.
+pub(crate) fn rule_metas(rules: Vec<v2::RuleMeta>) -> (Vec<v1::RuleMeta>, Needs) {
+    let needs = rules
+        .iter()
+        .map(|r| {
+            r.needs
+                .iter()
+                .map(|n| match n {
+                    v2::Need::Disks => Need::Disks,
+                    v2::Need::Partitions => Need::Partitions,
+                    v2::Need::Volumes => Need::Volumes,
+                    v2::Need::StoragePools => Need::StoragePools,
+                    v2::Need::VirtualDisks => Need::VirtualDisks,
+                    v2::Need::RaidSets => Need::RaidSets,
+                    v2::Need::SqlInstances => Need::SqlInstances,
+                    v2::Need::DatabaseFiles => Need::DatabaseFiles,
+                })
+                .collect()
+        })
+        .collect();
+    let metas = rules
         .into_iter()
         .map(|r| v1::RuleMeta {
             code: r.code,
@@ -109,7 +131,8 @@ pub(crate) fn rule_metas(rules: Vec<v2::RuleMeta>) -> Vec<v1::RuleMeta> {
                 })
                 .collect(),
         })
-        .collect()
+        .collect();
+    (metas, needs)
 }
 
 /// The measured and expected quantities of each finding, in order.

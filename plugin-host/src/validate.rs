@@ -203,6 +203,7 @@ pub(crate) fn rules(rules: Vec<wit::RuleMeta>) -> Result<Vec<RuleMeta>, String> 
             summary: escape(&r.summary),
             docs: escape(&r.docs),
             params,
+            needs: vec![],
         });
     }
     p.finish("its `rules` break the plugin contract", out)

@@ -80,6 +80,23 @@ pub(crate) fn rule_meta(m: &RuleMeta) -> wit::RuleMeta {
         docs: m.docs(),
         severity: severity(m.severity),
         params: m.params.iter().map(param).collect(),
+        #[cfg(not(feature = "contract-0-1"))]
+        needs: m.needs.iter().map(|n| need(*n)).collect(),
+    }
+}
+
+#[cfg(not(feature = "contract-0-1"))]
+fn need(n: spindle_core::rule::Need) -> wit::Need {
+    use spindle_core::rule::Need;
+    match n {
+        Need::Disks => wit::Need::Disks,
+        Need::Partitions => wit::Need::Partitions,
+        Need::Volumes => wit::Need::Volumes,
+        Need::StoragePools => wit::Need::StoragePools,
+        Need::VirtualDisks => wit::Need::VirtualDisks,
+        Need::RaidSets => wit::Need::RaidSets,
+        Need::SqlInstances => wit::Need::SqlInstances,
+        Need::DatabaseFiles => wit::Need::DatabaseFiles,
     }
 }
 

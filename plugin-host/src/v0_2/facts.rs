@@ -210,6 +210,7 @@ fn role(r: core::DatabaseRole) -> wit::DatabaseRole {
 }
 
 fn file(view: &HostView, f: &Located<core::DbFile>) -> wit::DbFile {
+    let volume = view.volume_of_file(f);
     wit::DbFile {
         key: f.key.clone(),
         label: f.label.clone(),
@@ -233,7 +234,11 @@ fn file(view: &HostView, f: &Located<core::DbFile>) -> wit::DbFile {
             core::MaxSize::Bytes(b) => wit::MaxSize::Bytes(b),
         }),
         volume_id: f.volume_id.clone(),
-        volume_key: view.volume_of_file(f).ok().map(|v| v.key.clone()),
+        volume_key: volume.as_ref().ok().map(|v| v.key.clone()),
+        volume_unknown: volume
+            .as_ref()
+            .err()
+            .map(|why| wit::UnknownVolume { missing: why.missing().to_string(), reason: why.to_string() }),
         io: f.io.map(|io| wit::IoStats {
             num_of_reads: io.num_of_reads,
             num_of_writes: io.num_of_writes,

@@ -9,18 +9,17 @@ use std::sync::OnceLock;
 pub fn plugins() -> &'static [PathBuf] {
     static BUILT: OnceLock<Vec<PathBuf>> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let root = repo_root();
-        let out = Command::new("bash")
-            .arg(root.join("scripts/build-plugins.sh"))
-            .output()
-            .expect("scripts/build-plugins.sh runs");
-        assert!(
-            out.status.success(),
-            "building the plugins failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| root.join(l)).collect()
+        let stdout = build("scripts/build-plugins.sh", "");
+        stdout.lines().map(|l| repo_root().join(l)).collect()
     })
+}
+
+/// Runs the build script at `script` (from the repository's root) and gives its stdout; a
+/// failure panics with its stderr, after `hint`.
+fn build(script: &str, hint: &str) -> String {
+    let out = Command::new("bash").arg(repo_root().join(script)).output().expect("bash runs");
+    assert!(out.status.success(), "{script} failed{hint}:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 pub fn wasm(name: &str) -> &'static Path {
@@ -29,6 +28,20 @@ pub fn wasm(name: &str) -> &'static Path {
         .iter()
         .find(|p| p.file_name().is_some_and(|f| f == file.as_str()))
         .unwrap_or_else(|| panic!("{file} is not among the built plugins {:?}", plugins()))
+}
+
+/// The Python example plugin (examples/plugins/python: ACM002 with componentize-py), built once
+/// per test binary by its build.sh. componentize-py comes from scripts/install-test-tools.sh,
+/// which the README's test command runs first.
+pub fn python_plugin() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        build(
+            "examples/plugins/python/build.sh",
+            " (scripts/install-test-tools.sh installs componentize-py)",
+        );
+        repo_root().join("target/plugins-py/acme_py.wasm")
+    })
 }
 
 /// The repository's root. Found at run time from the directory `cargo test` gives the package

@@ -8,7 +8,7 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
 sys.path[:0] = [
     os.path.join(ROOT, "target", "plugins-py", "bindings"),
     os.path.join(HERE, "..", "acme_py"),
@@ -66,7 +66,7 @@ def rust_docs():
 class Exports(unittest.TestCase):
     def test_info_and_rules_are_the_rust_rules(self):
         info = app.WitWorld().info()
-        self.assertEqual((info.id, info.version, info.facts_schema_version), ("acme_py", "0.1.0", 1))
+        self.assertEqual((info.id, info.version, info.facts_schema_version), ("acme-py", "0.1.0", 1))
         [meta] = app.WitWorld().rules()
         self.assertEqual(
             (meta.code, meta.name, meta.severity, meta.params),
@@ -248,30 +248,30 @@ class Config(unittest.TestCase):
         for cfg, needle in [
             (
                 '{"data_mount_windows": []}',
-                "config of plugin acme_py: unknown field `data_mount_windows`, expected "
+                "config of plugin acme-py: unknown field `data_mount_windows`, expected "
                 "one of `data_mounts_windows`, `data_mounts_linux`, `log_label_word`, `production_hosts`",
             ),
             (
                 '{"log_label_word": " "}',
-                "config of plugin acme_py: log_label_word is empty: every label contains it",
+                "config of plugin acme-py: log_label_word is empty: every label contains it",
             ),
             (
                 '{"log_label_word": 3}',
-                "config of plugin acme_py: invalid type: integer `3`, expected a string",
+                "config of plugin acme-py: invalid type: integer `3`, expected a string",
             ),
             (
                 '{"production_hosts": "erp-sql1"}',
-                'config of plugin acme_py: invalid type: string "erp-sql1", expected a sequence',
+                'config of plugin acme-py: invalid type: string "erp-sql1", expected a sequence',
             ),
             (
                 '{"data_mounts_linux": [null]}',
-                "config of plugin acme_py: invalid type: null, expected a string",
+                "config of plugin acme-py: invalid type: null, expected a string",
             ),
-            ("[1]", "config of plugin acme_py: expected a table, found [1]"),
+            ("[1]", "config of plugin acme-py: expected a table, found [1]"),
             ("{", "config-json: "),
             ("[" * 100_000, "config-json: recursion limit exceeded at line 1 column 128"),
-            ('{"a": "[[[' + "[" * 200 + '"}', "config of plugin acme_py: unknown field `a`"),
-            ('{"a": "\\"[' + "[" * 200 + '"}', "config of plugin acme_py: unknown field `a`"),
+            ('{"a": "[[[' + "[" * 200 + '"}', "config of plugin acme-py: unknown field `a`"),
+            ('{"a": "\\"[' + "[" * 200 + '"}', "config of plugin acme-py: unknown field `a`"),
         ]:
             self.assertTrue(
                 bad_config(fixtures.FOLDER_MOUNTS, fixtures.config(config_json=cfg)).startswith(needle), cfg
@@ -288,7 +288,7 @@ class Config(unittest.TestCase):
     def test_an_unknown_rule_or_parameter_is_refused(self):
         self.assertEqual(
             bad_config(fixtures.FOLDER_MOUNTS, fixtures.config(rules=("ACM001",))),
-            "enabled rule ACM001 is not a rule of plugin acme_py (its rules: ACM002)",
+            "enabled rule ACM001 is not a rule of plugin acme-py (its rules: ACM002)",
         )
         param = t.Param(name="min_free_percent", value=t.ParamValue_Num(30.0))
         self.assertEqual(

@@ -5,8 +5,8 @@
 # per-call limits; and, when scripts/build-plugins.sh has built it, the Rust acme pack beside it
 # on the same facts (test_parity.py; skipped, and said so, when it is not built).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
-bash examples/plugins-py/build.sh
+bash examples/plugins/python/build.sh
 PYTHONDONTWRITEBYTECODE=1 target/test-tools/pyvenv/bin/python -m unittest discover -v \
-    -s examples/plugins-py/tests -t examples/plugins-py/tests
+    -s examples/plugins/python/tests -t examples/plugins/python/tests

@@ -47,6 +47,9 @@ META = t.RuleMeta(
     docs=DOCS,
     severity=t.Severity.NOTE,
     params=[],
+    # spindle reports the rule not evaluated for a host without these and does not run it;
+    # check() still guards against them, for hosts that do not (the native tests).
+    needs=[t.Need.VOLUMES, t.Need.DATABASE_FILES],
 )
 
 

@@ -100,6 +100,7 @@ def database(host, name, files, role=None):
                 max_size=None,
                 volume_id=volume_id,
                 volume_key=on and f"{host}/volume:{on}",
+                volume_unknown=None,
                 io=None,
             )
             for logical, ftype, path, volume_id, on in files

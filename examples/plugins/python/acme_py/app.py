@@ -2,7 +2,7 @@
 `spindle:plugin@0.2.0` contract, written without the Rust SDK: the exports of world `plugin`,
 the facts from the imported `facts` interface, the findings naming the facts' entity keys.
 
-Built with componentize-py (`examples/plugins-py/build.sh`), which bundles CPython into the
+Built with componentize-py (`examples/plugins/python/build.sh`), which bundles CPython into the
 component."""
 
 import log_label
@@ -13,7 +13,7 @@ from volumes import BadFacts
 from wit_world.imports import facts
 from wit_world.imports import types as t
 
-ID = "acme_py"
+ID = "acme-py"
 VERSION = "0.1.0"
 # The facts schema version of spindle's model this plugin was written against.
 FACTS_SCHEMA_VERSION = 1

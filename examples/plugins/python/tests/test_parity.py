@@ -123,7 +123,7 @@ class Parity(unittest.TestCase):
         if not os.path.exists(RUST):
             raise unittest.SkipTest(f"{RUST} is not built: run scripts/build-plugins.sh")
         if not os.path.exists(COMPONENT):
-            raise unittest.SkipTest(f"{COMPONENT} is not built: run examples/plugins-py/build.sh")
+            raise unittest.SkipTest(f"{COMPONENT} is not built: run examples/plugins/python/build.sh")
         cls.rust = Twin(RUST)
         if not cls.rust.plugin.contract_0_2:
             raise unittest.SkipTest(

@@ -28,7 +28,7 @@ class Component(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not os.path.exists(COMPONENT):
-            raise unittest.SkipTest(f"{COMPONENT} is not built: run examples/plugins-py/build.sh")
+            raise unittest.SkipTest(f"{COMPONENT} is not built: run examples/plugins/python/build.sh")
         cls.py = Loaded(COMPONENT)
 
     def test_the_memory_limit_binds(self):
