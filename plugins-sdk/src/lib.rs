@@ -45,6 +45,8 @@
 // Lets the generated bindings name this crate the way a plugin crate does.
 extern crate self as spindle_plugin_sdk;
 
+#[cfg(target_arch = "wasm32")]
+pub mod arena;
 mod convert;
 mod run;
 #[cfg(not(feature = "contract-0-1"))]
@@ -82,6 +84,12 @@ pub mod bindings {
         runtime_path: "spindle_plugin_sdk::__private::wit_bindgen::rt",
     });
 }
+
+/// Inside the component, allocations go to a bump arena first (see [`arena`]); a plugin that
+/// wants its own global allocator turns the SDK's `arena` feature off.
+#[cfg(all(target_arch = "wasm32", feature = "arena"))]
+#[global_allocator]
+static ALLOCATOR: arena::CallArena = arena::CallArena::new();
 
 /// The WIT types of the contract (`finding`, `check-output`, `check-error`, ...), as Rust types.
 pub use bindings::spindle::plugin::types as wit;
