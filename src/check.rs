@@ -19,7 +19,7 @@ use spindle_core::rule::{Rule, RuleMeta, collector_reason};
 use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
-use spindle_plugin_host::{PluginHost, PluginRule, default_cache_dir, load_rules};
+use spindle_plugin_host::{Limits, PluginHost, PluginRule, Pool, default_cache_dir, load_rules};
 use spindle_report::baseline::BaselineWriter;
 use spindle_report::concise::ConciseWriter;
 use spindle_report::html::HtmlWriter;
@@ -66,12 +66,18 @@ impl Engine {
     /// Loads `packs` (builtin names or TOML files; empty: `recommended`) and the plugins they
     /// declare, and resolves the rules once for every host.
     pub fn load(packs: &[String]) -> Result<Engine, UserError> {
-        Engine::load_with(packs, &Selection::default())
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Engine::load_with(packs, &Selection::default(), threads + 1)
     }
 
     /// [`Engine::load`], then the command line's `--select`, `--extend-select` and `--ignore`
-    /// over the packs' selection.
-    pub fn load_with(packs: &[String], selection: &Selection) -> Result<Engine, UserError> {
+    /// over the packs' selection; at most `concurrent_calls` plugin calls run at once (the
+    /// plugin host reserves that many instance slots).
+    pub fn load_with(
+        packs: &[String],
+        selection: &Selection,
+        concurrent_calls: usize,
+    ) -> Result<Engine, UserError> {
         let refs: Vec<&str> =
             if packs.is_empty() { vec!["recommended"] } else { packs.iter().map(String::as_str).collect() };
         let stack = load_packs(&refs, &Loader)?;
@@ -82,8 +88,17 @@ impl Engine {
         } else {
             // Fuel metering costs every call; compile it in only when a pack sets a fuel limit.
             let fuel = decls.iter().any(|d| d.fuel.is_some());
+            let pool = Pool {
+                concurrent_calls: u32::try_from(concurrent_calls).unwrap_or(u32::MAX),
+                // Each call's own limit is the store limiter's; the slots fit the largest.
+                max_memory_bytes: decls
+                    .iter()
+                    .map(|d| d.memory_bytes.unwrap_or(Limits::default().memory_bytes))
+                    .max()
+                    .unwrap_or(Limits::default().memory_bytes),
+            };
             Some(
-                PluginHost::with_options(default_cache_dir(), fuel)
+                PluginHost::with_pool(default_cache_dir(), fuel, pool)
                     .map_err(|e| UserError::plain(e.to_string()))?,
             )
         };
@@ -265,7 +280,15 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
     // Before anything is written: a bad baseline is bad input.
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection)?;
+    // Hosts are checked on `--jobs` threads, and servers collected `--concurrency` at a time are
+    // checked as they come; plugins are loaded on this thread.
+    let calls = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1)
+        .max(args.concurrency)
+        + 1;
+    let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection, calls)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
     let mut engines: Vec<Engine> = vec![];
@@ -277,7 +300,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             Some(p) => Some(match by_packs.get(p) {
                 Some(&i) => i,
                 None => {
-                    engines.push(Engine::load_with(p, &args.selection)?);
+                    engines.push(Engine::load_with(p, &args.selection, calls)?);
                     by_packs.insert(p.clone(), engines.len() - 1);
                     engines.len() - 1
                 }
