@@ -415,6 +415,19 @@ fn inspect_shows_the_acme_plugin() {
     );
 }
 
+/// A plugin cannot make its findings differ from call to call, run to run or day to day: the wall
+/// clock is stopped at 2000-01-01 and `wasi:random` gives the same bytes.
+#[test]
+fn clock_and_randomness_are_fixed() {
+    let p = hostile();
+    let message = || run(&p, "entropy").unwrap().findings[0].message.clone();
+    let first = message();
+    assert!(first.starts_with("wall clock 946684800 s, hash seed "), "{first}");
+    assert_eq!(message(), first);
+    let again = load("hostile", Limits { timeout_ms: 1000, ..Limits::default() });
+    assert_eq!(run(&again, "entropy").unwrap().findings[0].message, first);
+}
+
 #[test]
 fn the_version_names_the_plugin_contracts() {
     let out = spindle(&["--version"]);

@@ -20,6 +20,7 @@
 //! | `sleep` | sleeps `config.sleep_ms` (10 s) in one host call, then returns no finding | a timeout once past the deadline, even though it returned |
 //! | `long-field` | a finding whose `field` has `config.field_segments` (200,000) segments | refuse the field, fast |
 //! | `big-error` | a `bad-config` check-error of `config.error_bytes` (50 MB) | report it truncated |
+//! | `entropy` | a finding with the wall clock and a hash seeded from `wasi:random` | the same finding every call: a fixed clock and random stream |
 //!
 //! Failures to escape the sandbox are logged (`warn`), so a test can see the attempt was made.
 
@@ -45,6 +46,7 @@ pub const MODES: &[&str] = &[
     "sleep",
     "long-field",
     "big-error",
+    "entropy",
 ];
 
 #[derive(Deserialize)]
@@ -204,6 +206,15 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         "sleep" => {
             // One sleep and straight back: no loop for an epoch check to stop.
             std::thread::sleep(std::time::Duration::from_millis(sleep_ms));
+        }
+        "entropy" => {
+            // What a plugin would read to make its findings differ from run to run.
+            use std::hash::BuildHasher;
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let hashed = std::collections::hash_map::RandomState::new().hash_one("spindle");
+            cx.report(host, "", format!("wall clock {secs} s, hash seed {hashed:016x}"));
         }
         "long-field" => {
             let field = vec!["x"; field_segments as usize].join("/");
