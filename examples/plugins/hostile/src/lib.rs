@@ -210,9 +210,8 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         "entropy" => {
             // What a plugin would read to make its findings differ from run to run.
             use std::hash::BuildHasher;
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
+            let secs =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
             let hashed = std::collections::hash_map::RandomState::new().hash_one("spindle");
             cx.report(host, "", format!("wall clock {secs} s, hash seed {hashed:016x}"));
         }
