@@ -14,20 +14,26 @@
 #   in CI and without sudo on a laptop);
 # - componentize-py and wasmtime's Python package, both pinned, in a venv under
 #   target/test-tools/pyvenv: examples/plugins/python/build.sh builds the Python example plugin with
-#   the one, and its smoke test runs the component with the other.
+#   the one, and its smoke test runs the component with the other;
+# - the real parsers `spindle plan`'s scripts are held to (tests/plan.rs): shellcheck (apt),
+#   and, pinned in a venv under target/test-tools/parsers, sqlfluff (T-SQL dialect) and the
+#   tree-sitter PowerShell grammar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MULTITOOL_VERSION=5.7.0
 COMPONENTIZE_PY_VERSION=0.25.1
 WASMTIME_PY_VERSION=50.0.1
+SQLFLUFF_VERSION=4.5.0
+TREE_SITTER_VERSION=0.26.1
+TREE_SITTER_POWERSHELL_VERSION=0.26.4
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
     blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
-    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils)
+    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils shellcheck:shellcheck)
 
 missing=()
 for t in "${tools[@]}"; do
@@ -87,4 +93,16 @@ if [[ "$installed" != "$wanted" ]]; then
     [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
     # shellcheck disable=SC2086 # $wanted is two requirements, split on purpose
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
+fi
+
+# The parsers of the change plan's scripts, in a venv of their own.
+parsers="$tools_dir/parsers"
+wanted="sqlfluff==$SQLFLUFF_VERSION tree-sitter==$TREE_SITTER_VERSION tree-sitter-powershell==$TREE_SITTER_POWERSHELL_VERSION"
+installed="$("$parsers/bin/python" -c 'from importlib.metadata import version as v
+print(" ".join(p + "==" + v(p) for p in ("sqlfluff", "tree-sitter", "tree-sitter-powershell")))' 2>/dev/null || true)"
+if [[ "$installed" != "$wanted" ]]; then
+    echo "install-test-tools: installing $wanted into $parsers"
+    [[ -x "$parsers/bin/python" ]] || python3 -m venv "$parsers"
+    # shellcheck disable=SC2086 # $wanted is three requirements, split on purpose
+    "$parsers/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
 fi

@@ -33,6 +33,13 @@ Exit status:
      collected (the SQL Server of --local included; unless --allow-unreachable), or a host could
      not be judged (no rule could be evaluated on it, or it lacks what --require names)";
 
+/// What `spindle plan --help` ends with.
+const PLAN_EXIT_STATUS: &str = "\
+Exit status:
+  0  the plan was written
+  2  bad input or usage (nothing written), or a host could not be fully checked (the plan is
+     written, and covers only what was seen)";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check facts snapshots against rule packs.
@@ -43,6 +50,13 @@ pub enum Command {
     /// when written; 2 on bad input or an incomplete run (written, but what could not be checked
     /// is missing from it).
     Baseline(Box<BaselineArgs>),
+    /// Turn each host's findings into an ordered change plan a DBA reviews and runs: online
+    /// changes first, then what takes effect at a restart, then each outage that rebuilds volumes
+    /// (databases offline, files copied off, partition realigned, formatted, copied back), then
+    /// manual steps; each with its preconditions, its undo, destructive steps marked, and the
+    /// expected gain where public measurements support one. spindle never runs the plan.
+    #[command(after_help = PLAN_EXIT_STATUS)]
+    Plan(Box<PlanArgs>),
     /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
     /// of the packs' plugins, and whether the packs enable each rule.
     Rules {
@@ -280,6 +294,61 @@ pub struct BaselineArgs {
     /// Hosts checked at once (default: one per CPU).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Snapshot files (`.json`) or directories of them, as for `spindle check`.
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Rule pack, as for `spindle check`. Repeatable.
+    #[arg(long = "pack", value_name = "NAME|FILE")]
+    pub packs: Vec<String>,
+    /// text and markdown: a runbook for people (any number of hosts); ps1 (Windows), sh
+    /// (Linux) and sql (T-SQL for sqlcmd): one host's script, every other step as comments.
+    #[arg(long, value_enum, default_value_t = PlanFormatArg::Text)]
+    pub format: PlanFormatArg,
+    /// Write the plan to FILE (atomically) rather than to stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Order of the steps within each phase: as they depend on each other (`steps`), or the
+    /// largest expected gain first (`gain`). Phases always run in order.
+    #[arg(long, value_enum, default_value_t = PlanSort::Steps)]
+    pub sort: PlanSort,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormatArg {
+    Text,
+    Markdown,
+    Ps1,
+    Sh,
+    Sql,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanSort {
+    Steps,
+    Gain,
+}
+
+impl From<PlanArgs> for spindle::plan::PlanOptions {
+    fn from(a: PlanArgs) -> Self {
+        use spindle_report::plan::PlanFormat as F;
+        spindle::plan::PlanOptions {
+            inputs: a.inputs,
+            packs: a.packs,
+            format: match a.format {
+                PlanFormatArg::Text => F::Text,
+                PlanFormatArg::Markdown => F::Markdown,
+                PlanFormatArg::Ps1 => F::Ps1,
+                PlanFormatArg::Sh => F::Sh,
+                PlanFormatArg::Sql => F::Sql,
+            },
+            output: a.output,
+            by_gain: a.sort == PlanSort::Gain,
+        }
+    }
 }
 
 impl From<BaselineArgs> for CheckOptions {

@@ -26,6 +26,7 @@ pub mod ordered;
 pub mod output;
 pub mod packs;
 mod password;
+pub mod plan;
 pub mod signals;
 pub mod split;
 
@@ -33,8 +34,6 @@ pub use check::run as check;
 pub use errors::UserError;
 pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
-/// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
-/// a load.
 /// What `spindle --version` prints after the name: the version and the plugin contract versions
 /// this spindle runs (`0.1.0 (plugin contracts spindle:plugin@0.1.0, 0.2.0)`).
 pub fn version_line() -> String {
@@ -46,6 +45,8 @@ pub fn version_line() -> String {
     )
 }
 
+/// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
+/// a load.
 pub fn inspect_plugin(file: &std::path::Path, json: bool) -> Result<String, UserError> {
     spindle_plugin_host::inspect::describe(file, json).map_err(|e| UserError::plain(e.to_string()))
 }

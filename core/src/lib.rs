@@ -21,6 +21,8 @@ pub mod names;
 #[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
+pub mod plan;
+pub mod quote;
 pub mod references;
 pub mod rule;
 #[cfg(feature = "packs")]

@@ -19,6 +19,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod plan;
 pub mod provenance;
 pub mod sarif;
 pub mod sarif_split;

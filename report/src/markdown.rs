@@ -88,7 +88,7 @@ fn longest_run(s: &str, c: char) -> usize {
 
 /// A code block whose fence (backticks, three or more) is longer than any backtick run inside,
 /// each line indented by `indent` (inside a list item).
-fn code_block(out: &mut Vec<u8>, lang: &str, body: &str, indent: &str) -> io::Result<()> {
+pub(crate) fn code_block(out: &mut Vec<u8>, lang: &str, body: &str, indent: &str) -> io::Result<()> {
     let fence = "`".repeat((longest_run(body, '`') + 1).max(3));
     // The info string is a language's name or nothing: letters, digits, `-`, `+`, `#`.
     let lang: String =
@@ -249,4 +249,10 @@ impl ReportWriter for MarkdownWriter<'_> {
         }
         writeln!(self.w, "\n{}", text(&run_summary(s)))
     }
+}
+
+/// A fix (a rule's, a plugin's: untrusted, multi-line) as Markdown: its prose escaped, its
+/// code blocks fenced; for the change plan's manual steps.
+pub(crate) fn fix(out: &mut Vec<u8>, raw: &str) -> io::Result<()> {
+    crate::checklist::body::write_fix(&Md, out, raw)
 }

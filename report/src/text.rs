@@ -12,7 +12,7 @@
 
 pub(crate) mod groups;
 pub(crate) mod header;
-mod wrap;
+pub(crate) mod wrap;
 
 use std::fmt;
 use std::io::{self, Write};

@@ -8,40 +8,7 @@ use spindle_core::view::{HostView, Located};
 
 use crate::format::db_volumes::os_of_volume;
 
-/// A T-SQL identifier as `QUOTENAME` writes it: `[Sales]`, `[a]]b]`.
-pub(crate) fn tsql_name(name: &str) -> String {
-    format!("[{}]", name.replace(']', "]]"))
-}
-
-/// A T-SQL Unicode string literal: `N'O''Brien'`.
-pub(crate) fn tsql_string(s: &str) -> String {
-    format!("N'{}'", s.replace('\'', "''"))
-}
-
-/// A PowerShell single-quoted string, in which nothing expands: `'a''b'`. PowerShell also
-/// takes the typographic single quotes (‘ ’ ‚ ‛) as quote marks, so those are doubled too.
-pub(crate) fn ps_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}') {
-            out.push(c);
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
-}
-
-/// A word for a POSIX shell: as it is when it holds only characters no shell interprets, else
-/// in single quotes (`'it'\''s'`).
-pub(crate) fn sh_word(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+pub(crate) use spindle_core::quote::{ps_string, sh_word, tsql_name, tsql_string};
 
 /// A path as `/etc/fstab` writes it: space, tab, newline and backslash as octal escapes
 /// (`/mnt/sql data` → `/mnt/sql\\040data`).

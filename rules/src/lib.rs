@@ -10,6 +10,7 @@ pub mod growth;
 pub mod latency;
 pub mod media;
 pub mod placement;
+pub mod plan;
 mod straddle;
 pub mod striping;
 

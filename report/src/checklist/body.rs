@@ -78,7 +78,7 @@ fn inline(m: &dyn Markup, line: &str) -> String {
 }
 
 /// A fix (or any multi-line text a rule wrote): its prose with inline code, its code blocks.
-fn write_fix(m: &dyn Markup, out: &mut Vec<u8>, raw: &str) -> io::Result<()> {
+pub(crate) fn write_fix(m: &dyn Markup, out: &mut Vec<u8>, raw: &str) -> io::Result<()> {
     let escaped = fix::escaped(raw);
     for block in fix::blocks(&escaped) {
         match block {

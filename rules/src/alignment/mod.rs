@@ -3,7 +3,7 @@
 mod offset_stripe_unit;
 mod partition_offset_alignment;
 mod physical_sector_alignment;
-mod recreate;
+pub(crate) mod recreate;
 mod stripe_facts;
 mod stripe_unit_allocation_unit;
 

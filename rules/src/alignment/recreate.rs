@@ -13,12 +13,12 @@ use crate::commands::{
 /// The smallest offset of at least 1 MiB that is a multiple of both 1 MiB and `align_bytes`
 /// (so diskpart's `align=` in KiB and parted's MiB can express it): 1 MiB for any power-of-two
 /// boundary up to 1 MiB.
-pub(super) fn aligned_offset(align_bytes: u64) -> u64 {
+pub(crate) fn aligned_offset(align_bytes: u64) -> u64 {
     const MIB: u64 = 1024 * 1024;
     MIB / gcd(MIB, align_bytes.max(1)) * align_bytes.max(1)
 }
 
-pub(super) fn gcd(a: u64, b: u64) -> u64 {
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 

@@ -2,10 +2,10 @@
 
 mod growth_increment;
 mod instant_file_initialization;
-mod no_percent_growth;
+pub(crate) mod no_percent_growth;
 #[cfg(test)]
 mod testutil;
-mod tsql;
+pub(crate) mod tsql;
 
 pub use growth_increment::GROWTH_INCREMENT;
 pub use instant_file_initialization::INSTANT_FILE_INITIALIZATION;

@@ -56,13 +56,13 @@ declare_rule! {
 }
 
 /// The growth SQL Server will add next: `size × percent / 100`.
-fn next_growth(size_bytes: u64, percent: u32) -> u64 {
+pub(crate) fn next_growth(size_bytes: u64, percent: u32) -> u64 {
     (u128::from(size_bytes) * u128::from(percent) / 100).min(u128::from(u64::MAX)) as u64
 }
 
 /// A fixed increment to suggest in place of a percentage: the next growth rounded down to a
 /// multiple of 64 MiB, between 64 MiB and 1 GiB.
-fn suggested_mib(next: Option<u64>) -> u64 {
+pub(crate) fn suggested_mib(next: Option<u64>) -> u64 {
     next.map_or(64, |n| (n >> 20) / 64 * 64).clamp(64, 1024)
 }
 

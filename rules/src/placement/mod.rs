@@ -1,7 +1,7 @@
 //! PLC: where data, log and tempdb files live.
 
 mod data_log_separate_volumes;
-mod files;
+pub(crate) mod files;
 mod no_database_files_on_system_volume;
 mod single_log_file;
 mod tempdb_data_files;

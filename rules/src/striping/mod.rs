@@ -4,7 +4,7 @@ mod columns_match_disks;
 mod interleave_for_workload;
 mod log_on_striped_volume;
 mod raid_stripe_unit;
-mod spaces;
+pub(crate) mod spaces;
 
 pub use columns_match_disks::COLUMNS_MATCH_DISKS;
 pub use interleave_for_workload::INTERLEAVE_FOR_WORKLOAD;

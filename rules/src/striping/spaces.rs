@@ -9,14 +9,14 @@ use crate::commands::ps_string;
 
 /// `ResiliencySettingName` of a virtual disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Resiliency {
+pub(crate) enum Resiliency {
     Simple,
     Mirror,
     Parity,
 }
 
 impl Resiliency {
-    pub(super) fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "simple" => Some(Resiliency::Simple),
             "mirror" => Some(Resiliency::Mirror),
@@ -25,7 +25,7 @@ impl Resiliency {
         }
     }
 
-    pub(super) fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Resiliency::Simple => "Simple",
             Resiliency::Mirror => "Mirror",
@@ -38,7 +38,7 @@ impl Resiliency {
 /// Simple or Parity space (a parity space rotates its parity strip over all its columns), the
 /// disks divided by the data copies for a Mirror space (each column is `copies` disks). At least
 /// one.
-pub(super) fn max_columns(r: Resiliency, disks: u32, mirror_copies: u32) -> u32 {
+pub(crate) fn max_columns(r: Resiliency, disks: u32, mirror_copies: u32) -> u32 {
     match r {
         Resiliency::Simple | Resiliency::Parity => disks,
         Resiliency::Mirror => disks / mirror_copies.max(1),
@@ -47,7 +47,7 @@ pub(super) fn max_columns(r: Resiliency, disks: u32, mirror_copies: u32) -> u32 
 }
 
 /// Disks one stripe of the virtual disk touches: its columns, times the copies for a mirror.
-pub(super) fn disks_per_stripe(r: Resiliency, columns: u32, mirror_copies: u32) -> u32 {
+pub(crate) fn disks_per_stripe(r: Resiliency, columns: u32, mirror_copies: u32) -> u32 {
     match r {
         Resiliency::Simple | Resiliency::Parity => columns,
         Resiliency::Mirror => columns * mirror_copies.max(1),
@@ -56,7 +56,7 @@ pub(super) fn disks_per_stripe(r: Resiliency, columns: u32, mirror_copies: u32) 
 
 /// The workload to judge by: the one a pack declares (with the pack's path), else the rule's
 /// `workload` parameter (`assumed`). The second value says where it came from, for messages.
-pub(super) fn workload(view: &HostView, assumed: Workload) -> (Workload, String) {
+pub(crate) fn workload(view: &HostView, assumed: Workload) -> (Workload, String) {
     if let Some((w, pack)) = &view.declared.workload {
         return (*w, format!("declared in {pack}"));
     }
@@ -64,7 +64,7 @@ pub(super) fn workload(view: &HostView, assumed: Workload) -> (Workload, String)
 }
 
 /// `an OLTP workload`, `a data-warehouse workload`.
-pub(super) fn workload_phrase(w: Workload) -> &'static str {
+pub(crate) fn workload_phrase(w: Workload) -> &'static str {
     match w {
         Workload::Oltp => "an OLTP workload",
         Workload::DataWarehouse => "a data-warehouse workload",
@@ -73,23 +73,23 @@ pub(super) fn workload_phrase(w: Workload) -> &'static str {
 
 /// The interleave New-VirtualDisk should be given for the workload a pack declares (64KB unless
 /// a data warehouse is declared).
-pub(super) fn interleave_arg(view: &HostView) -> &'static str {
+pub(crate) fn interleave_arg(view: &HostView) -> &'static str {
     match view.declared.workload {
         Some((Workload::DataWarehouse, _)) => "256KB",
         _ => "64KB",
     }
 }
 
-pub(super) fn pool_name(p: &StoragePool) -> &str {
+pub(crate) fn pool_name(p: &StoragePool) -> &str {
     p.name.as_deref().unwrap_or(&p.id)
 }
 
-pub(super) fn vd_name(vd: &VirtualDisk) -> &str {
+pub(crate) fn vd_name(vd: &VirtualDisk) -> &str {
     vd.name.as_deref().unwrap_or(&vd.id)
 }
 
 /// The PowerShell that creates a replacement virtual disk.
-pub(super) fn new_virtual_disk(
+pub(crate) fn new_virtual_disk(
     pool: &str,
     name: &str,
     r: Resiliency,

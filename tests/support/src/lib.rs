@@ -14,6 +14,7 @@ pub mod multitool;
 pub mod plugins;
 pub mod renderers;
 pub mod sarif;
+pub mod script_parsers;
 pub mod wide_host;
 
 /// The bundled examples, one directory of examples/ each.

@@ -1,0 +1,398 @@
+//! A change plan (see [`spindle_core::plan`]) as a person reads it (text, Markdown) or as a
+//! script they review and run (PowerShell, POSIX shell, T-SQL for sqlcmd). Commands are already
+//! quoted for their language; everything else (titles, reasons, a rule's or plugin's fix) is
+//! untrusted and goes out escaped: as a terminal-safe line in text, Markdown-escaped in
+//! Markdown, and only ever inside a one-line comment in a script.
+
+use std::fmt::Write as _;
+
+use spindle_core::plan::{Command, Gain, Lang, Phase, Plan, Step};
+use spindle_core::quote::{ps_string, sh_word};
+use spindle_core::untrusted;
+
+use crate::text::wrap;
+
+/// How a plan is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanFormat {
+    Text,
+    Markdown,
+    /// A PowerShell script (Windows hosts): PowerShell commands, T-SQL through Invoke-Sqlcmd.
+    Ps1,
+    /// A POSIX shell script (Linux hosts): shell commands, T-SQL through sqlcmd.
+    Sh,
+    /// The T-SQL steps alone, for sqlcmd; the others as comments.
+    Sql,
+}
+
+impl PlanFormat {
+    /// Whether a plan for a host of `os` can be written in this format: a script runs on one
+    /// host's operating system.
+    pub fn fits(self, os: &str) -> bool {
+        match self {
+            PlanFormat::Ps1 => os != "linux",
+            PlanFormat::Sh => os == "linux",
+            _ => true,
+        }
+    }
+
+    pub fn is_script(self) -> bool {
+        matches!(self, PlanFormat::Ps1 | PlanFormat::Sh | PlanFormat::Sql)
+    }
+}
+
+const WIDTH: usize = 100;
+
+/// Writes `plans` (one per host; a script format takes exactly one).
+pub fn write(plans: &[Plan], format: PlanFormat, version: &str) -> String {
+    match format {
+        PlanFormat::Text => plans.iter().map(text).collect::<Vec<_>>().join("\n"),
+        PlanFormat::Markdown => plans.iter().map(markdown).collect::<Vec<_>>().join("\n"),
+        PlanFormat::Ps1 => plans.first().map(|p| ps1(p, version)).unwrap_or_default(),
+        PlanFormat::Sh => plans.first().map(|p| sh(p, version)).unwrap_or_default(),
+        PlanFormat::Sql => plans.first().map(|p| sql(p, version)).unwrap_or_default(),
+    }
+}
+
+/// One line, every character a terminal would act on written as a visible escape.
+fn line(s: &str) -> String {
+    untrusted::escape_for_terminal(s).into_owned()
+}
+
+fn summary(plan: &Plan) -> String {
+    let destructive = plan.steps.iter().filter(|s| s.destructive).count();
+    let manual = plan.phase(Phase::Manual).count();
+    let findings: usize = plan.steps.iter().map(|s| s.addresses.len()).sum();
+    let mut s = format!(
+        "{} for {} finding{}",
+        plural(plan.steps.len(), "step"),
+        findings,
+        if findings == 1 { "" } else { "s" }
+    );
+    if destructive > 0 {
+        write!(s, ", {destructive} destructive").unwrap();
+    }
+    if manual > 0 {
+        write!(s, ", {manual} manual").unwrap();
+    }
+    s
+}
+
+fn plural(n: usize, w: &str) -> String {
+    if n == 1 { format!("1 {w}") } else { format!("{n} {w}s") }
+}
+
+/// `GRW001 ×6, GRW002 ×4`: the codes a step fixes, each once, with how many findings.
+fn codes(step: &Step) -> String {
+    let mut counts: Vec<(&str, usize)> = vec![];
+    for a in &step.addresses {
+        match counts.iter_mut().find(|c| c.0 == a.code) {
+            Some(c) => c.1 += 1,
+            None => counts.push((&a.code, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(c, n)| if *n == 1 { c.to_string() } else { format!("{c} ×{n}") })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn gain_line(g: &Gain) -> String {
+    let range = if (g.low_percent - g.high_percent).abs() < 0.5 {
+        format!("about +{:.0} %", g.high_percent)
+    } else {
+        format!("+{:.0} % to +{:.0} %", g.low_percent, g.high_percent)
+    };
+    format!("{range} {} (estimate, not a promise)", g.metric)
+}
+
+/// Steps numbered across the plan, in plan order.
+fn numbered(plan: &Plan) -> impl Iterator<Item = (usize, &Step)> {
+    plan.steps.iter().enumerate().map(|(i, s)| (i + 1, s))
+}
+
+fn text(plan: &Plan) -> String {
+    let mut out = String::new();
+    let host = line(&plan.host);
+    writeln!(out, "Change plan for {host} ({}): {}", plan.os, summary(plan)).unwrap();
+    writeln!(out, "spindle runs nothing: review each step, then run it yourself, in order.").unwrap();
+    let mut phase = None;
+    for (n, s) in numbered(plan) {
+        if phase != Some(s.phase) {
+            phase = Some(s.phase);
+            writeln!(out, "\n== {}", s.phase.title()).unwrap();
+        }
+        let mark = if s.destructive { "  !! DESTRUCTIVE" } else { "" };
+        writeln!(out, "\n{n}. {}{mark}", line(&s.title)).unwrap();
+        if !s.addresses.is_empty() {
+            writeln!(out, "   fixes: {}", line(&codes(s))).unwrap();
+        }
+        writeln!(out, "{}", wrap::paragraph(&line(&s.why), WIDTH, "   why: ", "        ")).unwrap();
+        for p in &s.preconditions {
+            writeln!(out, "{}", wrap::paragraph(&line(p), WIDTH, "   before: ", "           ")).unwrap();
+        }
+        if let Some(g) = &s.gain {
+            writeln!(out, "{}", wrap::paragraph(&line(&gain_line(g)), WIDTH, "   gain: ", "         "))
+                .unwrap();
+            writeln!(out, "{}", wrap::paragraph(&line(&g.assumptions), WIDTH, "         ", "         "))
+                .unwrap();
+            writeln!(out, "         {} <{}>", line(&g.evidence), line(&g.url)).unwrap();
+        }
+        for c in &s.commands {
+            writeln!(out, "   {}:", c.lang.name()).unwrap();
+            for l in c.text.lines() {
+                writeln!(out, "     {}", line(l)).unwrap();
+            }
+        }
+        if let Some(i) = &s.instructions {
+            let escaped = untrusted::message_keeping_lines(i);
+            writeln!(out, "{}", wrap::reflow(&escaped, WIDTH, "   do: ", "       ")).unwrap();
+        }
+        for c in &s.rollback {
+            writeln!(out, "   undo ({}):", c.lang.name()).unwrap();
+            for l in c.text.lines() {
+                writeln!(out, "     {}", line(l)).unwrap();
+            }
+        }
+        if let Some(r) = &s.rollback_note {
+            writeln!(out, "{}", wrap::paragraph(&line(r), WIDTH, "   undo: ", "         ")).unwrap();
+        }
+    }
+    out
+}
+
+fn markdown(plan: &Plan) -> String {
+    use crate::markdown::{code, text as md};
+    let mut out = String::new();
+    let e = |s: &str| md(&line(s));
+    writeln!(out, "# Change plan for {}\n", code(&line(&plan.host), false)).unwrap();
+    writeln!(
+        out,
+        "{}. spindle runs nothing: review each step, then run it yourself, in order.",
+        summary(plan)
+    )
+    .unwrap();
+    let mut phase = None;
+    for (n, s) in numbered(plan) {
+        if phase != Some(s.phase) {
+            phase = Some(s.phase);
+            writeln!(out, "\n## {}", s.phase.title()).unwrap();
+        }
+        let mark = if s.destructive { " — ⚠️ **DESTRUCTIVE**" } else { "" };
+        writeln!(out, "\n### {n}. {}{mark}\n", e(&s.title)).unwrap();
+        if !s.addresses.is_empty() {
+            let list: Vec<String> = s
+                .addresses
+                .iter()
+                .map(|a| format!("{} on {}", code(&line(&a.code), false), code(&line(&a.entity), false)))
+                .collect();
+            writeln!(out, "**Fixes:** {}\n", list.join("; ")).unwrap();
+        }
+        writeln!(out, "{}\n", e(&s.why)).unwrap();
+        for p in &s.preconditions {
+            writeln!(out, "- **Before:** {}", e(p)).unwrap();
+        }
+        if !s.preconditions.is_empty() {
+            out.push('\n');
+        }
+        if let Some(g) = &s.gain {
+            writeln!(
+                out,
+                "**Expected gain:** {}. {} Source: [{}]({})\n",
+                e(&gain_line(g)),
+                e(&g.assumptions),
+                e(&g.evidence),
+                g.url.replace(')', "%29").replace('(', "%28")
+            )
+            .unwrap();
+        }
+        for c in &s.commands {
+            fenced(&mut out, c);
+        }
+        if let Some(i) = &s.instructions {
+            let mut buf = vec![];
+            if crate::markdown::fix(&mut buf, i).is_ok() {
+                out.push_str(&String::from_utf8_lossy(&buf));
+                out.push('\n');
+            }
+        }
+        if !s.rollback.is_empty() || s.rollback_note.is_some() {
+            writeln!(out, "**Undo:** {}\n", s.rollback_note.as_deref().map(e).unwrap_or_default()).unwrap();
+            for c in &s.rollback {
+                fenced(&mut out, c);
+            }
+        }
+    }
+    out
+}
+
+fn fenced(out: &mut String, c: &Command) {
+    let mut buf = vec![];
+    if crate::markdown::code_block(&mut buf, c.lang.fence(), &c.text, "").is_ok() {
+        out.push_str(&String::from_utf8_lossy(&buf));
+        out.push('\n');
+    }
+}
+
+/// Untrusted text as comment lines: each line escaped (so nothing in it ends the comment or
+/// hides from a reviewer), prefixed with `prefix`.
+fn comment(out: &mut String, prefix: &str, text: &str) {
+    for l in text.lines() {
+        let l = line(l);
+        writeln!(out, "{prefix}{}", l.trim_end()).unwrap();
+    }
+}
+
+fn step_header(out: &mut String, prefix: &str, n: usize, s: &Step) {
+    writeln!(out, "\n{prefix}--- Step {n}: {}", line(&s.title)).unwrap();
+    if !s.addresses.is_empty() {
+        writeln!(out, "{prefix}Fixes: {}", line(&codes(s))).unwrap();
+    }
+    comment(out, &format!("{prefix}Why: "), &s.why);
+    for p in &s.preconditions {
+        comment(out, &format!("{prefix}Before: "), p);
+    }
+    if let Some(g) = &s.gain {
+        comment(out, &format!("{prefix}Gain: "), &format!("{} ({})", gain_line(g), g.url));
+    }
+    if let Some(i) = &s.instructions {
+        comment(out, prefix, i);
+    }
+    if let Some(r) = &s.rollback_note {
+        comment(out, &format!("{prefix}Undo: "), r);
+    }
+    for c in &s.rollback {
+        writeln!(out, "{prefix}Undo ({}):", c.lang.name()).unwrap();
+        comment(out, &format!("{prefix}  "), &c.text);
+    }
+}
+
+/// How one script language writes the steps: its comment marker, the commands it runs as they
+/// are, how it asks before a destructive step, and how it runs T-SQL.
+struct Shell<'a> {
+    comment: &'a str,
+    native: Lang,
+    confirm: &'a dyn Fn(&str) -> String,
+    tsql: &'a dyn Fn(&str) -> String,
+}
+
+/// Every step as `shell` writes it: phases as headings, each step's header as comments, then
+/// its commands; those in another language (PowerShell in a shell script) as comments.
+fn steps(out: &mut String, plan: &Plan, shell: &Shell<'_>) {
+    let c = shell.comment;
+    let mut phase = None;
+    for (n, s) in numbered(plan) {
+        if phase != Some(s.phase) {
+            phase = Some(s.phase);
+            writeln!(out, "\n{c}==== {} ====", s.phase.title()).unwrap();
+        }
+        step_header(out, c, n, s);
+        if s.destructive && shell.native != Lang::Tsql {
+            writeln!(out, "{}", (shell.confirm)(&format!("Step {n} deletes data: {}", line(&s.title))))
+                .unwrap();
+        }
+        for cmd in &s.commands {
+            if cmd.lang == Lang::Tsql {
+                out.push_str(&(shell.tsql)(&cmd.text));
+            } else if cmd.lang == shell.native {
+                out.push_str(&cmd.text);
+            } else {
+                comment(out, &format!("{c}({}, not run here) ", cmd.lang.name()), &cmd.text);
+            }
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+}
+
+fn uses_staging(plan: &Plan) -> bool {
+    plan.steps
+        .iter()
+        .flat_map(|s| &s.commands)
+        .any(|c| c.text.contains("$StagingPath") || c.text.contains("$STAGING"))
+}
+
+fn ps1(plan: &Plan, version: &str) -> String {
+    let mut out = String::new();
+    writeln!(out, "# spindle {version}: change plan for {}: {}.", line(&plan.host), summary(plan)).unwrap();
+    out.push_str(
+        "# Review every step before running this script, elevated, on that host. It stops at the first\n\
+         # error and asks before every destructive step. Manual steps are comments only.\n\
+         #Requires -RunAsAdministrator\n\
+         [CmdletBinding()]\nparam(\n    # The SQL Server instance (Invoke-Sqlcmd -ServerInstance).\n    [Parameter(Mandatory = $true)] [string] $SqlInstance",
+    );
+    if uses_staging(plan) {
+        out.push_str(",\n    # A folder on another volume with room for every volume rebuilt below.\n    [Parameter(Mandatory = $true)] [string] $StagingPath");
+    }
+    out.push_str(
+        "\n)\nSet-StrictMode -Version Latest\n$ErrorActionPreference = 'Stop'\n\n\
+         function Invoke-PlanSql([string] $Query) {\n    Invoke-Sqlcmd -ServerInstance $SqlInstance -Query $Query -QueryTimeout 0 -ErrorAction Stop\n}\n\n\
+         function Confirm-Destructive([string] $What) {\n    $answer = Read-Host \"$What - type YES to go on\"\n    if ($answer -cne 'YES') { throw \"Stopped before: $What\" }\n}\n",
+    );
+    steps(
+        &mut out,
+        plan,
+        &Shell {
+            comment: "# ",
+            native: Lang::PowerShell,
+            confirm: &|what| format!("Confirm-Destructive {}", ps_string(what)),
+            tsql: &|sql| format!("Invoke-PlanSql -Query {}", ps_string(sql)),
+        },
+    );
+    out
+}
+
+fn sh(plan: &Plan, version: &str) -> String {
+    let mut out = String::new();
+    writeln!(out, "#!/bin/sh\n# spindle {version}: change plan for {}: {}.", line(&plan.host), summary(plan))
+        .unwrap();
+    out.push_str(
+        "# Review every step before running this script as root on that host. It stops at the first\n\
+         # error and asks before every destructive step. Manual steps are comments only.\n\
+         # Names from the server are single-quoted so that nothing in them ($(...), `...`) expands:\n\
+         # shellcheck disable=SC2016\n\
+         set -eu\n\
+         : \"${SQL_SERVER:?set SQL_SERVER to the instance, as sqlcmd -S takes it}\"\n",
+    );
+    if uses_staging(plan) {
+        out.push_str(": \"${STAGING:?set STAGING to a folder on another volume with room for every volume rebuilt below}\"\n");
+    }
+    out.push_str(
+        "SQLCMD=${SQLCMD:-sqlcmd}\n\n\
+         plan_sql() {\n    \"$SQLCMD\" -S \"$SQL_SERVER\" -b -Q \"$1\"\n}\n\n\
+         confirm_destructive() {\n    printf '%s - type YES to go on: ' \"$1\"\n    read -r answer\n    [ \"$answer\" = YES ] || { echo \"stopped before: $1\" >&2; exit 1; }\n}\n",
+    );
+    steps(
+        &mut out,
+        plan,
+        &Shell {
+            comment: "# ",
+            native: Lang::Shell,
+            confirm: &|what| format!("confirm_destructive {}", sh_word(what)),
+            tsql: &|sql| format!("plan_sql {}", sh_word(sql)),
+        },
+    );
+    out
+}
+
+fn sql(plan: &Plan, version: &str) -> String {
+    let mut out = String::new();
+    writeln!(out, "-- spindle {version}: change plan for {}: {}.", line(&plan.host), summary(plan)).unwrap();
+    out.push_str(
+        "-- The T-SQL steps, for sqlcmd -b (it stops at the first error). Steps in PowerShell or shell\n\
+         -- (copies, partitions, formats) are comments here: run the ps1 or sh plan for them, in order.\n",
+    );
+    steps(
+        &mut out,
+        plan,
+        &Shell {
+            comment: "-- ",
+            native: Lang::Tsql,
+            confirm: &|_| String::new(),
+            tsql: &|sql| format!("{}\nGO", sql.trim_end_matches('\n')),
+        },
+    );
+    out
+}

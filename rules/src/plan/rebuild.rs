@@ -1,0 +1,556 @@
+//! Volumes that must be rebuilt: a partition recreated at an aligned offset (ALN001, ALN002,
+//! ALN004), a volume formatted with other clusters or another filesystem (FMT001, FMT003), a
+//! Storage Spaces virtual disk recreated with other columns or interleave (STR001, STR002). All
+//! of a volume's changes are made in one rebuild, and volumes whose databases overlap share one
+//! outage: databases offline, every volume copied off, rebuilt, copied back, databases online.
+
+use spindle_core::facts::{DatabaseRole, Partition, VirtualDisk, Volume};
+use spindle_core::plan::{Command, Phase, Step};
+use spindle_core::units;
+use spindle_core::view::{DatabaseView, HostView, Located};
+
+use super::subject::{self, Subject};
+use super::{Builder, gain};
+use crate::alignment::recreate::aligned_offset;
+use crate::commands::{
+    dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name, volume_of_partition,
+};
+use crate::striping::spaces::{Resiliency, new_virtual_disk, pool_name, vd_name};
+
+/// What one volume's rebuild changes.
+pub(super) struct Rebuild<'v> {
+    pub volume: &'v Located<Volume>,
+    /// The partition to recreate, and the boundary its new offset must be a multiple of.
+    pub partition: Option<(&'v Located<Partition>, u64)>,
+    pub cluster_bytes: Option<u64>,
+    pub filesystem: Option<String>,
+    /// The virtual disk to recreate, with the columns and interleave it must get.
+    pub virtual_disk: Option<(&'v Located<VirtualDisk>, Option<u32>, Option<u64>)>,
+    /// The number of the partition's disk, when the snapshot has it.
+    pub disk_number: Option<u32>,
+    pub findings: Vec<usize>,
+}
+
+pub(super) fn steps(b: &mut Builder<'_>) {
+    let view = b.view;
+    let mut rebuilds: Vec<Rebuild<'_>> = vec![];
+    for (i, f) in b.open(&["ALN001", "ALN002", "ALN004", "FMT001", "FMT003", "STR001", "STR002"]) {
+        let expected = f.expected_quantity.map(|q| q.value);
+        match subject::of(view, &f.entity.key) {
+            Subject::Partition(p) => {
+                let Some(v) = volume_of_partition(view, p) else { continue };
+                let r = slot(&mut rebuilds, v);
+                let align = expected.map_or(65_536, |e| e as u64).max(4096);
+                let prev = r.partition.map_or(1, |(_, a)| a);
+                r.partition = Some((p, lcm(prev, align)));
+                r.disk_number = view.disk(&p.disk_id).and_then(|d| d.number);
+                r.findings.push(i);
+            }
+            Subject::Volume(v) => {
+                let r = slot(&mut rebuilds, v);
+                if f.code == "FMT001" {
+                    r.cluster_bytes = expected.map(|e| e as u64).or(Some(65_536));
+                } else {
+                    r.filesystem = Some(if b.linux { "xfs" } else { "NTFS" }.to_string());
+                }
+                r.findings.push(i);
+            }
+            Subject::VirtualDisk(vd) => {
+                for v in subject::volumes_on_virtual_disk(view, vd) {
+                    let r = slot(&mut rebuilds, v);
+                    let (mut cols, mut inter) = r.virtual_disk.map_or((None, None), |x| (x.1, x.2));
+                    if f.code == "STR001" {
+                        cols = expected.map(|e| e as u32);
+                    } else {
+                        inter = expected.map(|e| e as u64);
+                    }
+                    r.virtual_disk = Some((vd, cols, inter));
+                    r.findings.push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    // The operating system's volume cannot be emptied while the system runs from it.
+    let (os, rebuilds): (Vec<_>, Vec<_>) =
+        rebuilds.into_iter().partition(|r| r.volume.os_volume == Some(true));
+    for r in os {
+        let mut step = Step::new(
+            Phase::Manual,
+            format!("Rebuild the system volume {} when the server is rebuilt", r.volume.display_name()),
+            format!(
+                "{} holds the running operating system: it cannot be taken offline, copied off and \
+                 recreated in place. Keep database files off it (see the moves in this plan), and \
+                 realign and reformat it when the server is reinstalled or migrated.",
+                r.volume.display_name()
+            ),
+        );
+        step.instructions = Some(what_changes(&r));
+        b.add(step, &r.findings, &[]);
+    }
+    for group in outages(view, rebuilds) {
+        outage(b, group);
+    }
+}
+
+/// The slot of volume `v` in `rebuilds`, added when new.
+fn slot<'a, 'v>(rebuilds: &'a mut Vec<Rebuild<'v>>, v: &'v Located<Volume>) -> &'a mut Rebuild<'v> {
+    let i = match rebuilds.iter().position(|r| r.volume.key == v.key) {
+        Some(i) => i,
+        None => {
+            rebuilds.push(Rebuild {
+                volume: v,
+                partition: None,
+                cluster_bytes: None,
+                filesystem: None,
+                virtual_disk: None,
+                disk_number: None,
+                findings: vec![],
+            });
+            rebuilds.len() - 1
+        }
+    };
+    &mut rebuilds[i]
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / crate::alignment::recreate::gcd(a, b).max(1) * b
+}
+
+/// Rebuilds grouped into outages: volumes that hold files of the same database are rebuilt
+/// while it is offline once.
+fn outages<'v>(
+    view: &'v HostView,
+    rebuilds: Vec<Rebuild<'v>>,
+) -> Vec<(Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)> {
+    let mut groups: Vec<(Vec<&DatabaseView>, Vec<Rebuild<'v>>)> = vec![];
+    for r in rebuilds {
+        let dbs = subject::databases_on(view, r.volume);
+        let overlapping: Vec<usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.0.iter().any(|d| dbs.iter().any(|e| std::ptr::eq(*d, *e))))
+            .map(|(i, _)| i)
+            .collect();
+        let mut merged = (dbs, vec![r]);
+        for i in overlapping.into_iter().rev() {
+            let (d, rs) = groups.remove(i);
+            for x in d {
+                if !merged.0.iter().any(|e| std::ptr::eq(*e, x)) {
+                    merged.0.push(x);
+                }
+            }
+            merged.1.splice(0..0, rs);
+        }
+        groups.push(merged);
+    }
+    groups
+}
+
+/// The steps of one outage.
+fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)) {
+    let view = b.view;
+    let linux = b.linux;
+    let vols = rebuilds.iter().map(|r| r.volume.display_name()).collect::<Vec<_>>().join(", ");
+    let names: Vec<String> = dbs.iter().map(|d| d.db.name.clone()).collect();
+    let whole_instance = dbs.iter().any(|d| d.db.effective_role() != DatabaseRole::User);
+    let service = service_name(view, dbs.first().map_or(0, |d| d.instance));
+    let mut all_names: Vec<&str> = names.iter().map(String::as_str).collect();
+    for r in &rebuilds {
+        all_names.extend(r.volume.mount_points.iter().map(String::as_str));
+        all_names.extend(r.volume.item.label.as_deref());
+        if let Some((vd, _, _)) = r.virtual_disk {
+            all_names.extend(vd.name.as_deref());
+        }
+    }
+
+    b.begin_unit();
+    // 1. Offline.
+    let mut off = Step::new(
+        Phase::Offline,
+        if dbs.is_empty() {
+            format!("Start the outage for {vols}")
+        } else if whole_instance {
+            format!("Stop SQL Server for the rebuild of {vols}")
+        } else {
+            format!("Take {} offline for the rebuild of {vols}", names.join(", "))
+        },
+        "The files on these volumes must not change while they are copied off and back.",
+    );
+    for d in &dbs {
+        off.preconditions.push(format!(
+            "A verified full backup of {} (`BACKUP DATABASE … WITH CHECKSUM`, then `RESTORE VERIFYONLY`), kept off these volumes.",
+            d.db.name
+        ));
+    }
+    off.preconditions.push(format!(
+        "A maintenance window: {vols} and their databases are unavailable until the last step of this outage."
+    ));
+    if whole_instance {
+        off.commands.push(stop_service(linux, &service, true));
+        off.rollback.push(stop_service(linux, &service, false));
+    } else if !dbs.is_empty() {
+        let sql: String = dbs
+            .iter()
+            .map(|d| {
+                format!("ALTER DATABASE {} SET OFFLINE WITH ROLLBACK IMMEDIATE;\n", tsql_name(&d.db.name))
+            })
+            .collect();
+        off.commands.push(Command::tsql(sql));
+        let back: String =
+            dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
+        off.rollback.push(Command::tsql(back));
+    }
+    b.add(off, &[], &all_names);
+
+    // 2.–4. Each volume: copy off, rebuild, copy back.
+    for (k, r) in rebuilds.iter().enumerate() {
+        let slot = format!("volume-{}", k + 1);
+        let used = match (r.volume.size_bytes, r.volume.free_bytes) {
+            (Some(s), Some(f)) => Some(s.saturating_sub(f)),
+            _ => None,
+        };
+        let mut copy = Step::new(
+            Phase::Offline,
+            format!("Copy everything on {} to the staging folder", r.volume.display_name()),
+            "A partition cannot be moved or realigned in place, nor clusters changed: the volume is \
+             emptied and refilled.",
+        );
+        copy.preconditions.push(match used {
+            Some(u) => format!(
+                "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with more than {} free.",
+                units::bytes(u)
+            ),
+            None => "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with room for everything on the volume.".to_string(),
+        });
+        let mount = mount_of(r.volume);
+        copy.commands.push(copy_cmd(linux, &mount, &slot, true));
+        copy.rollback_note = Some("Nothing on the volume changed: delete the staging copy.".into());
+        b.add(copy, &[], &all_names);
+
+        let mut rebuild = Step::new(
+            Phase::Offline,
+            rebuild_title(r),
+            format!("{} This deletes everything on {}.", what_changes(r), r.volume.display_name()),
+        );
+        rebuild.destructive = true;
+        rebuild.commands = rebuild_commands(view, linux, r);
+        rebuild.rollback_note = Some(format!(
+            "The old {} and its contents are gone: copy the staging folder back onto a volume made as \
+             before, or restore the verified backups.",
+            if r.virtual_disk.is_some() { "virtual disk" } else { "partition" }
+        ));
+        rebuild.preconditions.push(format!(
+            "The staging copy of {} is complete (the step before succeeded).",
+            r.volume.display_name()
+        ));
+        if !linux && old_windows(view) {
+            rebuild.instructions = Some(diskpart(r));
+        }
+        rebuild.gain = gain::of_rebuild(view, r, &b.findings);
+        b.add(rebuild, &r.findings, &all_names);
+
+        let mut back = Step::new(
+            Phase::Offline,
+            format!("Copy the files back to {} and check the new layout", r.volume.display_name()),
+            "The files return to the same paths, so SQL Server finds them where it left them.",
+        );
+        back.commands.push(copy_cmd(linux, &mount, &slot, false));
+        back.commands.push(verify_cmd(view, linux, r));
+        back.rollback_note = Some("Copy again from the staging folder.".into());
+        b.add(back, &[], &all_names);
+    }
+
+    // 5. Online.
+    if !dbs.is_empty() {
+        let mut on = Step::new(
+            Phase::Offline,
+            if whole_instance {
+                "Start SQL Server and check the databases".to_string()
+            } else {
+                format!(
+                    "Bring {} online and check {}",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                )
+            },
+            "Ends the outage. DBCC CHECKDB confirms the copied files are whole.",
+        );
+        if whole_instance {
+            on.commands.push(stop_service(linux, &service, false));
+        } else {
+            let sql: String = dbs
+                .iter()
+                .map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name)))
+                .collect();
+            on.commands.push(Command::tsql(sql));
+        }
+        let check: String = dbs
+            .iter()
+            .map(|d| {
+                format!("DBCC CHECKDB ({}) WITH NO_INFOMSGS;\n", crate::commands::tsql_string(&d.db.name))
+            })
+            .collect();
+        on.commands.push(Command::tsql(check));
+        on.rollback_note =
+            Some("If a check fails: take the database offline and restore the verified backup.".into());
+        b.add(on, &[], &all_names);
+    }
+    b.end_unit();
+}
+
+fn service_name(view: &HostView, instance: usize) -> String {
+    let name = view.instances.iter().flatten().nth(instance).map_or("MSSQLSERVER", |i| i.name.as_str());
+    if name.eq_ignore_ascii_case("MSSQLSERVER") { name.to_string() } else { format!("MSSQL${name}") }
+}
+
+fn stop_service(linux: bool, service: &str, stop: bool) -> Command {
+    match (linux, stop) {
+        (true, true) => Command::sh("systemctl stop mssql-server"),
+        (true, false) => Command::sh("systemctl start mssql-server"),
+        (false, true) => Command::ps(format!("Stop-Service -Name {} -Force", ps_string(service))),
+        (false, false) => Command::ps(format!("Start-Service -Name {}", ps_string(service))),
+    }
+}
+
+/// Where the volume is mounted: its drive letter's root, else its first mount point.
+fn mount_of(v: &Volume) -> String {
+    match drive_letter(v) {
+        Some(l) => format!("{l}:\\"),
+        None => v.mount_points.first().cloned().unwrap_or_else(|| v.id.clone()),
+    }
+}
+
+fn copy_cmd(linux: bool, mount: &str, slot: &str, off: bool) -> Command {
+    if linux {
+        let m = sh_word(mount);
+        return Command::sh(if off {
+            format!("mkdir -p \"$STAGING/{slot}\"\ncp -a {m}/. \"$STAGING/{slot}/\"")
+        } else {
+            format!("cp -a \"$STAGING/{slot}/.\" {m}/")
+        });
+    }
+    let (from, to) = if off {
+        (ps_string(mount), format!("(Join-Path $StagingPath '{slot}')"))
+    } else {
+        (format!("(Join-Path $StagingPath '{slot}')"), ps_string(mount))
+    };
+    // robocopy's exit codes 0-7 are success; 8 and above mean files were not copied.
+    Command::ps(format!(
+        "robocopy {from} {to} /E /COPYALL /DCOPY:DAT /R:1 /W:1 /XD 'System Volume Information' '$RECYCLE.BIN'\n\
+         if ($LASTEXITCODE -ge 8) {{ throw \"robocopy failed with exit code $LASTEXITCODE\" }}"
+    ))
+}
+
+/// The disk number diskpart and the Storage cmdlets take: the disk's, or the one a
+/// `\\.\PHYSICALDRIVEn` id carries.
+fn disk_number(disk: Option<u32>, p: &Partition) -> Option<u32> {
+    disk.or_else(|| p.disk_id.strip_prefix(r"\\.\PHYSICALDRIVE").and_then(|n| n.parse().ok()))
+}
+
+fn rebuild_title(r: &Rebuild<'_>) -> String {
+    let v = r.volume.display_name();
+    if let Some((vd, _, _)) = r.virtual_disk {
+        format!("Recreate virtual disk {} and volume {v}", vd_name(vd))
+    } else if let Some((p, _)) = r.partition {
+        format!(
+            "Recreate partition {} of disk {} ({v}) aligned, and format it",
+            p.number.map_or_else(|| p.id.clone(), |n| n.to_string()),
+            disk_number(r.disk_number, p).map_or_else(|| p.disk_id.clone(), |n| n.to_string())
+        )
+    } else {
+        format!("Format {v} again")
+    }
+}
+
+/// What the rebuild changes, in words.
+fn what_changes(r: &Rebuild<'_>) -> String {
+    let mut parts = vec![];
+    if let Some((vd, cols, inter)) = r.virtual_disk {
+        let mut s = format!("virtual disk {}", vd_name(vd));
+        if let Some(c) = cols {
+            s.push_str(&format!(" from {} to {c} columns", vd.columns.map_or("?".into(), |x| x.to_string())));
+        }
+        if let Some(i) = inter {
+            s.push_str(&format!(
+                ", interleave from {} to {}",
+                vd.interleave_bytes.map_or("?".into(), units::binary),
+                units::binary(i)
+            ));
+        }
+        parts.push(s);
+    }
+    if let Some((p, align)) = r.partition {
+        parts.push(format!(
+            "partition start from {} to {} (a multiple of {})",
+            p.offset_bytes.map_or("?".into(), units::bytes),
+            units::binary(aligned_offset(align)),
+            units::binary(align)
+        ));
+    }
+    let cluster = r.cluster_bytes.unwrap_or(65_536);
+    parts.push(format!(
+        "clusters from {} to {}",
+        r.volume.allocation_unit_bytes.map_or("?".into(), units::bytes),
+        units::binary(cluster)
+    ));
+    if let Some(fs) = &r.filesystem {
+        parts.push(format!("filesystem from {} to {fs}", r.volume.filesystem.as_deref().unwrap_or("?")));
+    }
+    format!("Changes {}.", parts.join("; "))
+}
+
+/// The same rebuild with diskpart and format, for Windows Server 2008 R2 and older.
+fn diskpart(r: &Rebuild<'_>) -> String {
+    let letter = drive_letter(r.volume);
+    let target = letter.map_or_else(|| "the volume".to_string(), |l| format!("{l}:"));
+    let format = format!("`format {target} /FS:NTFS /A:{}K /Q`", r.cluster_bytes.unwrap_or(65_536) / 1024);
+    match r.partition {
+        Some((p, align)) => {
+            let disk = disk_number(r.disk_number, p).map_or_else(|| "N".to_string(), |n| n.to_string());
+            let assign = letter.map(|l| format!(", `assign letter={l}`")).unwrap_or_default();
+            format!(
+                "This server runs Windows Server 2008 R2 or older, which lacks the Storage cmdlets: in \
+                 diskpart, `select disk {disk}`, `select partition {}`, `delete partition`, `create partition \
+                 primary align={}`{assign}; then {format}.",
+                p.number.unwrap_or(1),
+                aligned_offset(align) / 1024
+            )
+        }
+        None => format!(
+            "This server runs Windows Server 2008 R2 or older, which lacks the Storage cmdlets: {format}."
+        ),
+    }
+}
+
+fn old_windows(view: &HostView) -> bool {
+    view.host.os_version.as_deref().is_some_and(|v| ["2003", "2008", " 2000"].iter().any(|o| v.contains(o)))
+}
+
+fn rebuild_commands(view: &HostView, linux: bool, r: &Rebuild<'_>) -> Vec<Command> {
+    let v = r.volume;
+    let cluster = r.cluster_bytes.unwrap_or(65_536);
+    if linux {
+        let mount = linux_mount(v).map(sh_word);
+        let mut s = String::new();
+        if let Some(m) = &mount {
+            s.push_str(&format!("umount {m}\n"));
+        }
+        let dev = if let Some((p, align)) = r.partition {
+            let disk = sh_word(&dev_path(&p.disk_id));
+            let n = p.number.unwrap_or(1);
+            let start_mib = aligned_offset(align) >> 20;
+            s.push_str(&format!(
+                "parted -s {disk} rm {n}\nparted -s -a none {disk} mkpart primary {start_mib}MiB 100%\n"
+            ));
+            sh_word(&dev_path(&p.id))
+        } else {
+            sh_word(&dev_path(&v.id))
+        };
+        let su = view
+            .stripe_of_volume(v)
+            .map(|st| match st.width {
+                Some(w) => format!(" -d su={}k,sw={w}", st.unit_bytes / 1024),
+                None => format!(" -d su={}k,sw=1", st.unit_bytes / 1024),
+            })
+            .unwrap_or_default();
+        let fs = r.filesystem.as_deref().unwrap_or("xfs");
+        if fs == "xfs" {
+            s.push_str(&format!("mkfs.xfs -f{su} {dev}\n"));
+        } else {
+            s.push_str(&format!("mkfs.{fs} {dev}\n"));
+        }
+        if let Some(m) = &mount {
+            s.push_str(&format!("mount {m}\n"));
+        }
+        return vec![Command::sh(s)];
+    }
+    let label =
+        v.item.label.as_deref().map(|l| format!(" -NewFileSystemLabel {}", ps_string(l))).unwrap_or_default();
+    let fs = r.filesystem.as_deref().unwrap_or_else(|| match v.filesystem.as_deref() {
+        Some(f) if f.eq_ignore_ascii_case("refs") => "ReFS",
+        _ => "NTFS",
+    });
+    let format =
+        format!("Format-Volume -FileSystem {fs} -AllocationUnitSize {cluster}{label} -Confirm:$false");
+    let letter = drive_letter(v);
+    let place = letter.map(|l| format!(" -DriveLetter {l}")).unwrap_or_default();
+    let folder = if letter.is_none() { v.mount_points.first() } else { None };
+    let access = |target: &str| {
+        folder
+            .map(|f| format!("\n{target} | Add-PartitionAccessPath -AccessPath {}", ps_string(f)))
+            .unwrap_or_default()
+    };
+    if let Some((vd, cols, inter)) = r.virtual_disk {
+        let pool = view.pool(&vd.pool_id).map_or(vd.pool_id.as_str(), |p| pool_name(p));
+        let resiliency = vd.resiliency.as_deref().and_then(Resiliency::parse).unwrap_or(Resiliency::Simple);
+        let columns = cols.or(vd.columns).unwrap_or(1);
+        let interleave = format!("{}KB", inter.or(vd.interleave_bytes).unwrap_or(65_536) / 1024);
+        let name = vd_name(vd);
+        let s = format!(
+            "Remove-VirtualDisk -FriendlyName {n} -Confirm:$false\n{}\n\
+             $disk = Get-VirtualDisk -FriendlyName {n} | Get-Disk\n\
+             Initialize-Disk -Number $disk.Number -PartitionStyle GPT\n\
+             $part = New-Partition -DiskNumber $disk.Number -UseMaximumSize -Alignment {}{place}\n\
+             $part | {format}{}",
+            new_virtual_disk(pool, name, resiliency, columns, 2, &interleave),
+            aligned_offset(inter.or(vd.interleave_bytes).unwrap_or(65_536)),
+            access("$part"),
+            n = ps_string(name),
+        );
+        return vec![Command::ps(s)];
+    }
+    if let Some((p, align)) = r.partition {
+        let disk_arg = match disk_number(r.disk_number, p) {
+            Some(n) => format!("-DiskNumber {n}"),
+            None => format!("-DiskNumber (Get-Disk -UniqueId {}).Number", ps_string(&p.disk_id)),
+        };
+        let n = p.number.unwrap_or(1);
+        let s = format!(
+            "Remove-Partition {disk_arg} -PartitionNumber {n} -Confirm:$false\n\
+             $part = New-Partition {disk_arg} -UseMaximumSize -Alignment {}{place}\n\
+             $part | {format}{}",
+            aligned_offset(align),
+            access("$part"),
+        );
+        return vec![Command::ps(s)];
+    }
+    let get = match letter {
+        Some(l) => format!("Get-Volume -DriveLetter {l}"),
+        None => format!("Get-Volume -FilePath {}", ps_string(&mount_of(v))),
+    };
+    vec![Command::ps(format!("{get} | {format}"))]
+}
+
+fn verify_cmd(_view: &HostView, linux: bool, r: &Rebuild<'_>) -> Command {
+    let v = r.volume;
+    if linux {
+        let mut s = String::new();
+        if let Some(m) = linux_mount(v) {
+            s.push_str(&format!("xfs_info {}\n", sh_word(m)));
+        }
+        if let Some((p, _)) = r.partition {
+            let name = p.id.trim_start_matches("/dev/");
+            s.push_str(&format!("cat /sys/class/block/{}/start\n", sh_word(name)));
+        }
+        return Command::sh(s);
+    }
+    let mut s = String::new();
+    match drive_letter(v) {
+        Some(l) => {
+            s.push_str(&format!("Get-Partition -DriveLetter {l} | Select-Object -Property 'DiskNumber', 'PartitionNumber', 'Offset'\n"));
+            s.push_str(&format!("fsutil fsinfo ntfsinfo {l}:\n"));
+        }
+        None => s.push_str(&format!(
+            "{} | Format-List -Property 'FileSystem', 'AllocationUnitSize'\n",
+            format_args!("Get-Volume -FilePath {}", ps_string(&mount_of(v)))
+        )),
+    }
+    if let Some((vd, _, _)) = r.virtual_disk {
+        s.push_str(&format!(
+            "Get-VirtualDisk -FriendlyName {} | Select-Object -Property 'NumberOfColumns', 'Interleave'\n",
+            ps_string(vd_name(vd))
+        ));
+    }
+    Command::ps(s)
+}

@@ -1,0 +1,84 @@
+//! `spindle plan`: each host's findings as an ordered change plan, written as a runbook (text,
+//! Markdown) or as one host's script (PowerShell, shell, T-SQL). The hosts are read and checked
+//! exactly as `spindle check` reads and checks them; nothing is ever run.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use spindle_core::pack::Selection;
+use spindle_report::plan::PlanFormat;
+use spindle_rules::plan::PlanOptions as Layout;
+
+use crate::check::{Engine, today};
+use crate::errors::UserError;
+use crate::input;
+use crate::options::Exit;
+use crate::output::write_atomically;
+
+/// What `spindle plan` was asked for.
+#[derive(Debug, Clone)]
+pub struct PlanOptions {
+    pub inputs: Vec<PathBuf>,
+    /// Builtin pack names or TOML files, as for `spindle check`.
+    pub packs: Vec<String>,
+    pub format: PlanFormat,
+    /// Written atomically; stdout when absent.
+    pub output: Option<PathBuf>,
+    /// Within each phase, the largest expected gain first.
+    pub by_gain: bool,
+}
+
+/// Writes the plan. [`Exit::Incomplete`] when a host could not be fully checked (a rule failed,
+/// nothing could be judged): the plan is written, but it cannot address what was not seen.
+pub fn run(o: &PlanOptions) -> Result<Exit, UserError> {
+    if o.inputs.is_empty() {
+        return Err(UserError::plain("spindle plan needs snapshot files or directories to plan from"));
+    }
+    let engine = Engine::load_with(&o.packs, &Selection::default(), 2)?;
+    let files = input::discover(&o.inputs)?;
+    let groups = input::group_by_host(&files, 1)?;
+    if o.format.is_script() && groups.count() != 1 {
+        return Err(UserError::plain(format!(
+            "a script runs on one host, and the inputs describe {}: give one host's snapshots, or use \
+             --format text or markdown",
+            groups.count()
+        )));
+    }
+    let today = today()?;
+    let mut plans = vec![];
+    let mut incomplete = vec![];
+    for g in 0..groups.count() {
+        let view = engine.view(input::load_group(&files, &groups, g)?);
+        let report = engine.check(&view, today);
+        if !report.errors.is_empty() || !report.not_judged.is_empty() {
+            incomplete.push(view.host_name().to_string());
+        }
+        let plan = spindle_rules::plan::build(&view, &report.findings, Layout { by_gain: o.by_gain });
+        if !o.format.fits(&plan.os) {
+            let (os, use_instead) = if plan.os == "linux" { ("Linux", "sh") } else { ("Windows", "ps1") };
+            return Err(UserError::plain(format!(
+                "{} runs {os}: its plan's commands are for {os}; use --format {use_instead} (or sql, text, markdown)",
+                spindle_core::untrusted::name(&plan.host)
+            )));
+        }
+        plans.push(plan);
+    }
+    let text = spindle_report::plan::write(&plans, o.format, env!("CARGO_PKG_VERSION"));
+    match &o.output {
+        Some(path) if path.as_os_str() != "-" => write_atomically(path, text.as_bytes())?,
+        _ => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| UserError::plain(format!("stdout: {e}")))?;
+        }
+    }
+    for host in &incomplete {
+        eprintln!(
+            "spindle: {} could not be fully checked (a rule failed or nothing could be judged): the plan \
+             covers only what was seen",
+            spindle_core::untrusted::name(host)
+        );
+    }
+    Ok(if incomplete.is_empty() { Exit::Clean } else { Exit::Incomplete })
+}
