@@ -133,17 +133,6 @@ pub struct FileIo {
     pub between: Option<IoSide>,
 }
 
-impl FileIo {
-    /// Whether a person needs to see this file: a measure moved (by 0.05 % or more), the
-    /// sides cannot be compared, or there is something to say of them.
-    pub fn moved(&self) -> bool {
-        self.note.is_some()
-            || !self.comparable
-            || self.between.as_ref().is_some_and(|b| b.reads > 0 || b.writes > 0)
-            || self.metrics.iter().any(|m| m.before != m.after)
-    }
-}
-
 /// Every file's comparison, and the warnings of the host.
 pub struct IoDiff {
     pub files: Vec<FileIo>,
@@ -378,15 +367,13 @@ fn compare_file(
     };
     let (b, a) = match (before, after) {
         (Some(b), Some(a)) => (b, a),
-        (None, Some(_)) => {
-            out.note = Some("no I/O counters BEFORE".into());
-            return Some(out);
-        }
-        (Some(_), None) => {
-            out.note = Some("no I/O counters AFTER".into());
-            return Some(out);
-        }
         (None, None) => return None,
+        (b, _) => {
+            let side = if b.is_some() { "AFTER" } else { "BEFORE" };
+            out.note = Some(format!("no I/O counters {side}: nothing to compare"));
+            out.metrics = metrics(out.before.as_ref(), out.after.as_ref(), false);
+            return Some(out);
+        }
     };
     let (sb, sa) = (IoSide::of(b), IoSide::of(a));
     if sb.window != sa.window {
@@ -402,7 +389,7 @@ fn compare_file(
             out.between = Some(between(b, a));
         }
     }
-    out.metrics = metrics(&sb, &sa, out.comparable);
+    out.metrics = metrics(Some(&sb), Some(&sa), out.comparable);
     out.before = Some(sb);
     out.after = Some(sa);
     Some(out)
@@ -429,23 +416,25 @@ fn between(b: &IoStats, a: &IoStats) -> IoSide {
     IoSide::with(&d, kind)
 }
 
-fn metrics(b: &IoSide, a: &IoSide, comparable: bool) -> Vec<Metric> {
+/// The measures of either side; a change only where `comparable` and each side has enough.
+fn metrics(b: Option<&IoSide>, a: Option<&IoSide>, comparable: bool) -> Vec<Metric> {
     let change = |before: Option<f64>, after: Option<f64>, enough: bool| match (before, after) {
         (Some(x), Some(y)) if comparable && enough && x > 0.0 => Some((y - x) / x * 100.0),
         _ => None,
     };
-    let reads = b.reads >= MIN_IOS && a.reads >= MIN_IOS;
-    let writes = b.writes >= MIN_IOS && a.writes >= MIN_IOS;
+    let enough = |count: fn(&IoSide) -> u64| [b, a].iter().all(|s| s.is_some_and(|s| count(s) >= MIN_IOS));
+    let (reads, writes) = (enough(|s| s.reads), enough(|s| s.writes));
+    let get = |s: Option<&IoSide>, f: fn(&IoSide) -> Option<f64>| s.and_then(f);
     let mut out = vec![];
     let mut push = |name, before: Option<f64>, after: Option<f64>, enough| {
         if before.is_some() || after.is_some() {
             out.push(Metric { name, before, after, change_percent: change(before, after, enough) });
         }
     };
-    push("read_stall_ms", b.avg_read_stall_ms, a.avg_read_stall_ms, reads);
-    push("write_stall_ms", b.avg_write_stall_ms, a.avg_write_stall_ms, writes);
-    push("read_bytes_per_s", b.read_bytes_per_s, a.read_bytes_per_s, true);
-    push("write_bytes_per_s", b.write_bytes_per_s, a.write_bytes_per_s, true);
+    push("read_stall_ms", get(b, |s| s.avg_read_stall_ms), get(a, |s| s.avg_read_stall_ms), reads);
+    push("write_stall_ms", get(b, |s| s.avg_write_stall_ms), get(a, |s| s.avg_write_stall_ms), writes);
+    push("read_bytes_per_s", get(b, |s| s.read_bytes_per_s), get(a, |s| s.read_bytes_per_s), true);
+    push("write_bytes_per_s", get(b, |s| s.write_bytes_per_s), get(a, |s| s.write_bytes_per_s), true);
     out
 }
 

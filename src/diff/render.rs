@@ -93,14 +93,19 @@ fn per(m: &Metric) -> &'static str {
     }
 }
 
+/// `1 read`, `2,000,000 reads`.
+fn count(n: u64, noun: &str) -> String {
+    format!("{} {noun}{}", units::thousands(n), if n == 1 { "" } else { "s" })
+}
+
 /// What two cumulative readings show of the span between them.
 fn between_line(b: &IoSide) -> String {
     let mut parts = vec![];
     if let Some(r) = b.avg_read_stall_ms {
-        parts.push(format!("read stall {} over {} reads", units::ms(r), units::thousands(b.reads)));
+        parts.push(format!("read stall {} over {}", units::ms(r), count(b.reads, "read")));
     }
     if let Some(w) = b.avg_write_stall_ms {
-        parts.push(format!("write stall {} over {} writes", units::ms(w), units::thousands(b.writes)));
+        parts.push(format!("write stall {} over {}", units::ms(w), count(b.writes, "write")));
     }
     if parts.is_empty() {
         parts.push("no I/O".into());
@@ -196,7 +201,7 @@ fn text_host(h: &HostDiff, w: &mut dyn Write) -> io::Result<()> {
             untrusted::message(&c.detail)
         )?;
     }
-    let moved: Vec<&FileIo> = h.io.iter().filter(|f| f.moved()).collect();
+    let moved: Vec<&FileIo> = h.io.iter().filter(|f| moved(f)).collect();
     section(w, "Latency and throughput", moved.len())?;
     for file in &moved {
         text_file(w, file)?;
@@ -205,6 +210,26 @@ fn text_host(h: &HostDiff, w: &mut dyn Write) -> io::Result<()> {
         writeln!(w, "    and {rest}")?;
     }
     Ok(())
+}
+
+/// Whether a person needs to see this file: a measure whose shown value moved, sides that
+/// cannot be compared (or something else to say of them), or a span between two readings whose
+/// averages, over enough I/Os, differ from BEFORE's.
+fn moved(file: &FileIo) -> bool {
+    // An average over too few I/Os has no change to show, and moves by chance.
+    let shown_moved =
+        file.metrics.iter().any(|m| m.change_percent.is_some() && value(m, m.before) != value(m, m.after));
+    let between_moved = match (&file.between, &file.before) {
+        (Some(span), Some(b)) => {
+            let differs = |x: Option<f64>, y: Option<f64>, n: u64| {
+                n >= super::io::MIN_IOS && x.map(units::ms) != y.map(units::ms)
+            };
+            differs(span.avg_read_stall_ms, b.avg_read_stall_ms, span.reads)
+                || differs(span.avg_write_stall_ms, b.avg_write_stall_ms, span.writes)
+        }
+        _ => false,
+    };
+    file.note.is_some() || !file.comparable || shown_moved || between_moved
 }
 
 /// The files a person's report leaves out, counted: those whose measures did not move, and
@@ -341,7 +366,7 @@ fn markdown_host(h: &HostDiff, w: &mut dyn Write) -> io::Result<()> {
         }
     }
     writeln!(w)?;
-    let moved: Vec<&FileIo> = h.io.iter().filter(|f| f.moved()).collect();
+    let moved: Vec<&FileIo> = h.io.iter().filter(|f| moved(f)).collect();
     writeln!(w, "### Latency and throughput ({})", moved.len())?;
     writeln!(w)?;
     if moved.is_empty() {
