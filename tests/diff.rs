@@ -208,6 +208,25 @@ fn drift_a_data_file_added_on_the_system_volume_is_new_and_fails_with_fail_on_ne
     assert_eq!(spindle(&[SECTOR_63, REALIGNED, "--fail-on-new"]).status.code(), Some(0), "nothing new there");
 }
 
+#[test]
+fn a_new_finding_under_a_waiver_is_listed_as_waived_and_fails_nothing() {
+    let dir = TempDir::new().unwrap();
+    let pack = write(
+        dir.path(),
+        "pack.toml",
+        "extends = [\"recommended\"]\n\n[[waivers]]\nrules = [\"PLC002\", \"PLC004\", \"LAT001\", \"LAT003\"]\n\
+         entity = \"erp-sql2/*\"\nreason = \"the second data file moves off C: this weekend\"\nexpires = \"2027-01-31\"\n",
+    );
+    let (status, diff) = json(&[ALIGNED, DRIFTED, "--pack", s(&pack), "--fail-on-new"]);
+    assert_eq!(status, Some(0), "{diff}");
+    let new = diff["hosts"][0]["findings"]["new"].as_array().unwrap();
+    assert!(!new.is_empty() && new.iter().all(|f| f["waived"] == true), "{new:?}");
+    assert_eq!(
+        (diff["summary"]["new"].as_u64(), diff["summary"]["new_unwaived"].as_u64()),
+        (Some(new.len() as u64), Some(0))
+    );
+}
+
 /// A host of one ERP data file whose counters are `reads` reads and `stall_ms` of read stall,
 /// over an unknown window.
 fn one_file_host(name: &str, reads: u64, stall_ms: u64) -> String {
