@@ -295,7 +295,16 @@ fn host_diff(before: Option<&Checked>, after: Option<&Checked>) -> HostDiff {
             warnings.extend(report_gaps(side, report));
         }
     }
-    let findings = findings::compare(before.map(|(_, r)| r), after.map(|(_, r)| r));
+    let successors = match (before, after) {
+        (Some((bv, _)), Some((av, _))) => layout::successors(bv, av),
+        _ => Default::default(),
+    };
+    let (before_host, after_host) = (
+        before.map(|(v, _)| v.host.key.as_str()).unwrap_or(""),
+        after.map(|(v, _)| v.host.key.as_str()).unwrap_or(""),
+    );
+    let key_after = |key: &str| layout::successor_key(&successors, before_host, after_host, key);
+    let findings = findings::compare(before.map(|(_, r)| r), after.map(|(_, r)| r), &key_after);
     let (layout, io, io_quiet_files) = match (before, after) {
         (Some((bv, _)), Some((av, _))) => {
             let io = io::compare(bv, av);

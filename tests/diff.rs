@@ -116,6 +116,33 @@ fn the_realigned_sector_63_server_fixes_alignment_and_clusters_and_halves_its_re
 }
 
 #[test]
+fn a_volume_formatted_again_with_the_same_clusters_keeps_its_finding_unchanged() {
+    let dir = TempDir::new().unwrap();
+    let realigned = fs::read_to_string(repo().join(REALIGNED)).unwrap();
+    // E: got its new GUID, but kept 4 KiB clusters.
+    let e = realigned.find("\"E:\\\\\"").unwrap();
+    let at = e + realigned[e..].find("\"allocation_unit_bytes\": 65536").unwrap();
+    let mut half_done = realigned.clone();
+    half_done
+        .replace_range(at..at + "\"allocation_unit_bytes\": 65536".len(), "\"allocation_unit_bytes\": 4096");
+    let after = write(dir.path(), "erp-sql1.json", &half_done);
+    let (_, diff) = json(&[SECTOR_63, s(&after)]);
+    let findings = &diff["hosts"][0]["findings"];
+    let fmt = |list: &str| -> Vec<String> {
+        findings[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "FMT001")
+            .map(|f| f["entity"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(fmt("fixed"), ["erp-sql1 › volume D:\\"]);
+    assert_eq!(fmt("unchanged"), ["erp-sql1 › volume E:\\"], "the same finding on the volume's successor");
+    assert!(fmt("new").is_empty(), "{findings}");
+}
+
+#[test]
 fn fixed_findings_carry_the_fingerprints_a_baseline_of_before_recorded() {
     let dir = TempDir::new().unwrap();
     let baseline = dir.path().join("b.json");
@@ -275,6 +302,11 @@ fn a_restart_that_reset_the_counters_is_warned_about() {
     assert!(flat.contains("read stall 149.4 ms → 74 ms per read (−50.5 %)"), "{out}");
     assert!(flat.contains("counters cumulative, window not recorded → cumulative, window not recorded"));
     assert!(!flat.contains("KiB/s"), "{out}");
+
+    // The host's name changed case, not its findings.
+    let (_, diff) = json(&[s(&before), s(&after)]);
+    assert_eq!(diff["hosts"][0]["findings"]["new"], serde_json::json!([]), "{diff}");
+    assert_eq!(codes(&diff["hosts"][0]["findings"]["unchanged"]), ["LAT001"]);
 
     // The same counters, grown: no restart, and no warning.
     let later = write(dir.path(), "later.json", &one_file_host("sql01", 64_500_000, 9_487_500_000));

@@ -68,11 +68,27 @@ impl FindingEntry {
 
 /// Compares the findings of one host's two checks; a host on one side only has all of its
 /// findings new (added) or none compared (removed: its findings went with it, fixed by nothing).
-pub fn compare(before: Option<&HostReport>, after: Option<&HostReport>) -> FindingDiff {
+/// `key_after` gives a BEFORE entity key as AFTER spells it (an entity recreated under a new
+/// id, see [`super::layout::successors`]): a BEFORE finding is compared as if found on that
+/// entity.
+pub fn compare(
+    before: Option<&HostReport>,
+    after: Option<&HostReport>,
+    key_after: &dyn Fn(&str) -> String,
+) -> FindingDiff {
     let mut out = FindingDiff::default();
     let Some(after) = after else { return out };
+    let as_after = |f: &Finding| {
+        let key = key_after(&f.entity.key);
+        if key == f.entity.key {
+            return fingerprint_value(f);
+        }
+        let mut moved = f.clone();
+        moved.entity.key = key;
+        fingerprint_value(&moved)
+    };
     let before_prints: HashMap<u64, &Finding> =
-        before.iter().flat_map(|r| &r.findings).map(|f| (fingerprint_value(f), f)).collect();
+        before.iter().flat_map(|r| &r.findings).map(|f| (as_after(f), f)).collect();
     let after_prints: HashMap<u64, &Finding> =
         after.findings.iter().map(|f| (fingerprint_value(f), f)).collect();
     for f in &after.findings {
@@ -85,11 +101,13 @@ pub fn compare(before: Option<&HostReport>, after: Option<&HostReport>) -> Findi
     }
     let Some(before) = before else { return out };
     for f in &before.findings {
-        if after_prints.contains_key(&fingerprint_value(f)) {
+        if after_prints.contains_key(&as_after(f)) {
             continue;
         }
         let mut entry = FindingEntry::of(f);
-        match unjudged(after, f) {
+        let mut on_successor = f.clone();
+        on_successor.entity.key = key_after(&f.entity.key);
+        match unjudged(after, &on_successor) {
             Some(why) => {
                 entry.reason = Some(why);
                 out.not_evaluated_after.push(entry);
@@ -153,6 +171,10 @@ mod tests {
         }
     }
 
+    fn same(key: &str) -> String {
+        key.to_string()
+    }
+
     fn report(findings: Vec<Finding>) -> HostReport {
         HostReport { host: "h".into(), findings, ..Default::default() }
     }
@@ -161,12 +183,23 @@ mod tests {
     fn the_same_rule_entity_and_field_is_the_same_finding_whatever_its_message() {
         let before = report(vec![finding("LAT001", "h/f", "149.4 ms"), finding("FMT001", "h/v", "4 KiB")]);
         let after = report(vec![finding("LAT001", "h/f", "74 ms"), finding("PLC002", "h/g", "on C:")]);
-        let d = compare(Some(&before), Some(&after));
+        let d = compare(Some(&before), Some(&after), &same);
         let codes = |v: &[FindingEntry]| v.iter().map(|f| f.code.clone()).collect::<Vec<_>>();
         assert_eq!(codes(&d.unchanged), ["LAT001"]);
         assert_eq!(d.unchanged[0].message, "74 ms", "shown as AFTER has it");
         assert_eq!(codes(&d.new), ["PLC002"]);
         assert_eq!(codes(&d.fixed), ["FMT001"]);
+    }
+
+    #[test]
+    fn a_finding_on_a_recreated_entity_is_compared_on_its_successor() {
+        let before = report(vec![finding("FMT001", "h/volume:\\\\?\\volume{old}", "4 KiB")]);
+        let after = report(vec![finding("FMT001", "h/volume:\\\\?\\volume{new}", "4 KiB")]);
+        let d = compare(Some(&before), Some(&after), &same);
+        assert_eq!((d.new.len(), d.fixed.len()), (1, 1), "by fingerprint alone");
+        let successor = |k: &str| k.replace("{old}", "{new}");
+        let d = compare(Some(&before), Some(&after), &successor);
+        assert_eq!((d.new.len(), d.fixed.len(), d.unchanged.len()), (0, 0, 1));
     }
 
     #[test]
@@ -187,7 +220,7 @@ mod tests {
             missing: "volumes".into(),
             reason: Some("wmi: access denied".into()),
         });
-        let d = compare(Some(&before), Some(&after));
+        let d = compare(Some(&before), Some(&after), &same);
         assert!(d.fixed.is_empty(), "{d:?}");
         let reasons: Vec<_> = d.not_evaluated_after.iter().map(|f| f.reason.clone().unwrap()).collect();
         assert_eq!(reasons, ["not judged: only 12 reads", "volumes not collected: wmi: access denied"]);
@@ -196,9 +229,9 @@ mod tests {
     #[test]
     fn an_added_host_has_only_new_findings_and_a_removed_one_none_fixed() {
         let r = report(vec![finding("ALN001", "h/p", "sector 63")]);
-        let added = compare(None, Some(&r));
+        let added = compare(None, Some(&r), &same);
         assert_eq!((added.new.len(), added.fixed.len()), (1, 0));
-        let removed = compare(Some(&r), None);
+        let removed = compare(Some(&r), None, &same);
         assert_eq!((removed.new.len(), removed.fixed.len(), removed.unchanged.len()), (0, 0, 0));
     }
 }

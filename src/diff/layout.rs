@@ -110,6 +110,77 @@ pub fn compare(before: &HostView, after: &HostView) -> Vec<Change> {
     out
 }
 
+/// The entity keys of BEFORE that name, in AFTER, an entity recreated under another id: a volume
+/// formatted again (a new GUID), a partition on a disk exposed by a virtual disk made anew, that
+/// disk, the virtual disk. Keys start with the host's name as each side spells it, so a host
+/// whose name changed case maps too. Findings are compared by fingerprint through this map, so
+/// a volume recreated with the same 4 KiB clusters keeps its finding, unchanged, rather than
+/// showing it fixed on the old volume and new on the new one.
+pub fn successors(before: &HostView, after: &HostView) -> HashMap<String, String> {
+    let mut map = HashMap::new();
+    let mut add = |b: &str, a: &str| {
+        if b != a {
+            map.insert(b.to_string(), a.to_string());
+        }
+    };
+    add(&before.host.key, &after.host.key);
+    let (kb, ka) = (partition_keys(before), partition_keys(after));
+    let b = before.partitions.as_deref().unwrap_or_default();
+    let a = after.partitions.as_deref().unwrap_or_default();
+    for p in pair(b, a, |p| partition_key(&kb, p), |p| partition_key(&ka, p)) {
+        if let Paired::Both(pb, pa) = p {
+            add(&pb.key, &pa.key);
+            if let (Some(db), Some(da)) = (before.disk(&pb.disk_id), after.disk(&pa.disk_id)) {
+                add(&db.key, &da.key);
+            }
+        }
+    }
+    let b = before.volumes.as_deref().unwrap_or_default();
+    let a = after.volumes.as_deref().unwrap_or_default();
+    for p in pair(b, a, |v| volume_key(v), |v| volume_key(v)) {
+        if let Paired::Both(vb, va) = p {
+            add(&vb.key, &va.key);
+        }
+    }
+    let b = before.virtual_disks.as_deref().unwrap_or_default();
+    let a = after.virtual_disks.as_deref().unwrap_or_default();
+    for p in pair(b, a, virtual_disk_key, virtual_disk_key) {
+        if let Paired::Both(xb, xa) = p {
+            add(&xb.key, &xa.key);
+        }
+    }
+    map
+}
+
+/// A BEFORE entity key as AFTER spells it: through `successors`, else with AFTER's host name.
+pub fn successor_key(
+    successors: &HashMap<String, String>,
+    before_host: &str,
+    after_host: &str,
+    key: &str,
+) -> String {
+    if let Some(k) = successors.get(key) {
+        return k.clone();
+    }
+    match key.strip_prefix(before_host) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{after_host}{rest}"),
+        _ => key.to_string(),
+    }
+}
+
+fn partition_key(keys: &HashMap<String, String>, p: &Located<Partition>) -> String {
+    keys.get(&p.id).cloned().unwrap_or_else(|| {
+        format!("disk:{}/{}", p.disk_id, p.number.map_or_else(|| p.id.clone(), |n| n.to_string()))
+    })
+}
+
+fn virtual_disk_key(x: &Located<VirtualDisk>) -> String {
+    match &x.name {
+        Some(n) => format!("name:{}", n.to_lowercase()),
+        None => format!("id:{}", x.id),
+    }
+}
+
 /// A label without its host: the diff is already under the host's heading.
 fn local<'a>(view: &HostView, label: &'a str) -> &'a str {
     label.strip_prefix(view.host_name()).and_then(|l| l.strip_prefix(" › ")).unwrap_or(label)
@@ -207,14 +278,9 @@ fn partition_keys(view: &HostView) -> HashMap<String, String> {
 
 fn partitions(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
     let (kb, ka) = (partition_keys(before), partition_keys(after));
-    let key = |keys: &HashMap<String, String>, p: &Located<Partition>| {
-        keys.get(&p.id).cloned().unwrap_or_else(|| {
-            format!("disk:{}/{}", p.disk_id, p.number.map_or_else(|| p.id.clone(), |n| n.to_string()))
-        })
-    };
     let b = before.partitions.as_deref().unwrap_or_default();
     let a = after.partitions.as_deref().unwrap_or_default();
-    for p in pair(b, a, |p| key(&kb, p), |p| key(&ka, p)) {
+    for p in pair(b, a, |p| partition_key(&kb, p), |p| partition_key(&ka, p)) {
         match p {
             Paired::Both(pb, pa) => {
                 if let Some((ob, oa)) = differs(pb.offset_bytes, pa.offset_bytes) {
@@ -276,10 +342,6 @@ fn volumes(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
 }
 
 fn virtual_disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
-    let key = |x: &Located<VirtualDisk>| match &x.name {
-        Some(n) => format!("name:{}", n.to_lowercase()),
-        None => format!("id:{}", x.id),
-    };
     let shown = |x: &VirtualDisk| {
         let mut parts = vec![];
         if let Some(c) = x.columns {
@@ -295,7 +357,7 @@ fn virtual_disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
     };
     let b = before.virtual_disks.as_deref().unwrap_or_default();
     let a = after.virtual_disks.as_deref().unwrap_or_default();
-    for p in pair(b, a, key, key) {
+    for p in pair(b, a, virtual_disk_key, virtual_disk_key) {
         match p {
             Paired::Both(xb, xa) => {
                 let entity = local(after, &xa.label);
