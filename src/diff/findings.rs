@@ -1,6 +1,10 @@
 //! Findings before and after, compared by fingerprint (rule, entity key and field: what
 //! `--baseline` compares), so a finding whose message changed (149.4 ms became 74 ms, still
-//! above 20 ms) is the same finding, unchanged.
+//! above 20 ms) is the same finding, unchanged. Entity keys hold collectors' ids, and recreating
+//! a volume, a partition's disk or a virtual disk gives it new ones: a BEFORE finding on such an
+//! entity is compared as if found on its successor (the entity the layout diff pairs it with),
+//! so a volume formatted again with the same 4 KiB clusters keeps its finding rather than
+//! trading it for a new one.
 //!
 //! A finding BEFORE had and AFTER has not is fixed only when AFTER's check could have found
 //! it: the rule ran, and neither lacked a fact for that entity nor declined to judge it (too
