@@ -205,8 +205,8 @@ pub fn epoch_seconds(s: &str) -> Option<i64> {
     }
     let offset = match zone {
         "Z" | "z" => 0,
-        z if z.len() == 6 && (z.starts_with('+') || z.starts_with('-')) && &z[3..4] == ":" => {
-            let minutes = z[1..3].parse::<i64>().ok()? * 60 + z[4..6].parse::<i64>().ok()?;
+        z if z.len() == 6 && (z.starts_with('+') || z.starts_with('-')) && z.as_bytes()[3] == b':' => {
+            let minutes = z.get(1..3)?.parse::<i64>().ok()? * 60 + z.get(4..6)?.parse::<i64>().ok()?;
             if z.starts_with('-') { -minutes * 60 } else { minutes * 60 }
         }
         _ => return None,
@@ -246,7 +246,7 @@ fn restart_evidence(b: &Reading, a: &Reading) -> Option<String> {
     // Uptime and wall clock advance together; a tenth of the span (at least 10 minutes) covers
     // clocks and collection time.
     let slack_ms = (elapsed_ms / 10).max(10 * 60 * 1000);
-    (am + slack_ms < bm + elapsed_ms).then(|| {
+    (am.saturating_add(slack_ms) < bm.saturating_add(elapsed_ms)).then(|| {
         format!("the counters covered {} and, {} later, {}", duration(bm), duration(elapsed_ms), duration(am))
     })
 }
@@ -556,5 +556,9 @@ mod tests {
         assert_eq!(epoch_seconds("1970-01-01T00:00:00.123-00:30"), Some(1800));
         assert_eq!(epoch_seconds("2010-01-12"), None);
         assert_eq!(epoch_seconds("2010-01-12T10:05"), None);
+        // Untrusted text: whatever it holds is no time, never a panic.
+        assert_eq!(epoch_seconds("2010-01-12T10:05:31+1é00"), None);
+        assert_eq!(epoch_seconds("2010-01-12T10:0é:31Z"), None);
+        assert_eq!(epoch_seconds("2010-01-12T10:05:31.é"), None);
     }
 }
