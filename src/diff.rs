@@ -13,6 +13,7 @@ mod io;
 mod layout;
 mod render;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -196,21 +197,24 @@ fn diff_and_write(options: &DiffOptions) -> Result<Exit, UserError> {
 struct Side {
     files: Files,
     groups: Groups,
-    /// Lower-cased host name to group, in order of first appearance.
+    /// Lower-cased host name and group, in order of first appearance.
     hosts: Vec<(Box<str>, u32)>,
+    /// The same, by name: a fleet's hosts are paired without a walk per host.
+    by_host: HashMap<Box<str>, u32>,
 }
 
 impl Side {
     fn read(path: &std::path::Path, threads: usize) -> Result<Side, UserError> {
         let files = input::discover(&[path.to_path_buf()])?;
         let mut groups = input::group_by_host(&files, threads)?;
-        let mut hosts: Vec<(Box<str>, u32)> = groups.take_host_index().into_iter().collect();
+        let by_host = groups.take_host_index();
+        let mut hosts: Vec<(Box<str>, u32)> = by_host.iter().map(|(h, &g)| (h.clone(), g)).collect();
         hosts.sort_unstable_by_key(|&(_, g)| g);
-        Ok(Side { files, groups, hosts })
+        Ok(Side { files, groups, hosts, by_host })
     }
 
     fn group(&self, host: &str) -> Option<u32> {
-        self.hosts.iter().find(|(h, _)| **h == *host).map(|&(_, g)| g)
+        self.by_host.get(host).copied()
     }
 
     /// The host's view and its check.
