@@ -124,9 +124,8 @@ pub fn successors(before: &HostView, after: &HostView) -> HashMap<String, String
         }
     };
     add(&before.host.key, &after.host.key);
-    let (kb, ka) = (partition_keys(before), partition_keys(after));
-    let b = before.partitions.as_deref().unwrap_or_default();
-    let a = after.partitions.as_deref().unwrap_or_default();
+    let (kb, ka) = partition_keys_of(before, after);
+    let (b, a) = both(&before.partitions, &after.partitions).unwrap_or_default();
     for p in pair(b, a, |p| partition_key(&kb, p), |p| partition_key(&ka, p)) {
         if let Paired::Both(pb, pa) = p {
             add(&pb.key, &pa.key);
@@ -135,15 +134,13 @@ pub fn successors(before: &HostView, after: &HostView) -> HashMap<String, String
             }
         }
     }
-    let b = before.volumes.as_deref().unwrap_or_default();
-    let a = after.volumes.as_deref().unwrap_or_default();
+    let (b, a) = both(&before.volumes, &after.volumes).unwrap_or_default();
     for p in pair(b, a, |v| volume_key(v), |v| volume_key(v)) {
         if let Paired::Both(vb, va) = p {
             add(&vb.key, &va.key);
         }
     }
-    let b = before.virtual_disks.as_deref().unwrap_or_default();
-    let a = after.virtual_disks.as_deref().unwrap_or_default();
+    let (b, a) = both(&before.virtual_disks, &after.virtual_disks).unwrap_or_default();
     for p in pair(b, a, virtual_disk_key, virtual_disk_key) {
         if let Paired::Both(xb, xa) = p {
             add(&xb.key, &xa.key);
@@ -262,6 +259,24 @@ fn differs<T: PartialEq + Copy>(b: Option<T>, a: Option<T>) -> Option<(T, T)> {
     }
 }
 
+/// A section both sides collected; `None` when either did not: what one side did not look at
+/// was neither added nor removed.
+fn both<'b, 'a, T>(b: &'b Option<Vec<T>>, a: &'a Option<Vec<T>>) -> Option<(&'b [T], &'a [T])> {
+    Some((b.as_deref()?, a.as_deref()?))
+}
+
+/// Each partition's pairing key on both sides: the mounted volume built on it, else its disk and
+/// number (for every partition, when either side did not collect volumes).
+fn partition_keys_of(
+    before: &HostView,
+    after: &HostView,
+) -> (HashMap<String, String>, HashMap<String, String>) {
+    if before.volumes.is_none() || after.volumes.is_none() {
+        return Default::default();
+    }
+    (partition_keys(before), partition_keys(after))
+}
+
 /// Each partition's pairing key: the mounted volume built on it, else its disk and number.
 fn partition_keys(view: &HostView) -> HashMap<String, String> {
     let mut keys = HashMap::new();
@@ -277,9 +292,8 @@ fn partition_keys(view: &HostView) -> HashMap<String, String> {
 }
 
 fn partitions(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
-    let (kb, ka) = (partition_keys(before), partition_keys(after));
-    let b = before.partitions.as_deref().unwrap_or_default();
-    let a = after.partitions.as_deref().unwrap_or_default();
+    let (kb, ka) = partition_keys_of(before, after);
+    let Some((b, a)) = both(&before.partitions, &after.partitions) else { return };
     for p in pair(b, a, |p| partition_key(&kb, p), |p| partition_key(&ka, p)) {
         match p {
             Paired::Both(pb, pa) => {
@@ -311,8 +325,7 @@ fn volumes(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         }
         (Value::from(v.id.clone()), s)
     };
-    let b = before.volumes.as_deref().unwrap_or_default();
-    let a = after.volumes.as_deref().unwrap_or_default();
+    let Some((b, a)) = both(&before.volumes, &after.volumes) else { return };
     for p in pair(b, a, |v| volume_key(v), |v| volume_key(v)) {
         match p {
             Paired::Both(vb, va) => {
@@ -355,8 +368,7 @@ fn virtual_disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         }
         (Value::from(x.id.clone()), parts.join(", "))
     };
-    let b = before.virtual_disks.as_deref().unwrap_or_default();
-    let a = after.virtual_disks.as_deref().unwrap_or_default();
+    let Some((b, a)) = both(&before.virtual_disks, &after.virtual_disks) else { return };
     for p in pair(b, a, virtual_disk_key, virtual_disk_key) {
         match p {
             Paired::Both(xb, xa) => {
@@ -393,8 +405,7 @@ fn raid_sets(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         }
         (Value::from(r.id.clone()), parts.join(", "))
     };
-    let b = before.raid_sets.as_deref().unwrap_or_default();
-    let a = after.raid_sets.as_deref().unwrap_or_default();
+    let Some((b, a)) = both(&before.raid_sets, &after.raid_sets) else { return };
     for p in pair(b, a, |r| r.id.clone(), |r| r.id.clone()) {
         match p {
             Paired::Both(rb, ra) => {
@@ -424,7 +435,30 @@ fn databases(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
     let name = |view: &HostView, d: &DatabaseView| format!("{} › {}", instance_name(view, d), d.db.name);
     let count =
         |d: &DatabaseView| d.files.as_ref().map(|f| (Value::from(f.len()), units::plural(f.len(), "file")));
-    for p in pair(&before.databases, &after.databases, |d| key(before, d), |d| key(after, d)) {
+    // Databases are collected per instance: one an instance did not list was not looked at.
+    let listed = |view: &HostView, d: &DatabaseView| {
+        view.instances.as_deref().and_then(|i| i.get(d.instance)).is_some_and(|i| i.databases.is_some())
+    };
+    let collected_on = |view: &HostView| -> Vec<String> {
+        view.instances
+            .iter()
+            .flatten()
+            .filter(|i| i.databases.is_some())
+            .map(|i| i.name.to_lowercase())
+            .collect()
+    };
+    let (on_b, on_a) = (collected_on(before), collected_on(after));
+    let b: Vec<&DatabaseView> = before
+        .databases
+        .iter()
+        .filter(|d| listed(before, d) && on_a.contains(&instance_name(before, d).to_lowercase()))
+        .collect();
+    let a: Vec<&DatabaseView> = after
+        .databases
+        .iter()
+        .filter(|d| listed(after, d) && on_b.contains(&instance_name(after, d).to_lowercase()))
+        .collect();
+    for p in pair(&b, &a, |d| key(before, d), |d| key(after, d)) {
         match p {
             Paired::Both(db, da) => files(before, after, (db, da), &name(after, da), out),
             Paired::Added(da) => {
@@ -533,6 +567,28 @@ mod tests {
         assert_eq!(changes[0].detail, "32,256 B (31.5 KiB) → 65,536 B (64 KiB)");
         assert_eq!(changes[0].entity, "disk 1 › partition 1 (D:\\)");
         assert_eq!(changes[1].entity, "volume D:\\");
+    }
+
+    #[test]
+    fn a_section_one_side_did_not_collect_is_neither_added_nor_removed() {
+        let no_volumes =
+            BEFORE.split(r#""volumes""#).next().unwrap().trim_end().trim_end_matches(',').to_string() + "}";
+        let changes = compare(&view(BEFORE), &view(&no_volumes.replace("32256", "65536")));
+        assert_eq!(
+            changes.iter().map(|c| c.kind).collect::<Vec<_>>(),
+            [ChangeKind::PartitionOffset],
+            "{changes:#?}"
+        );
+        let no_sql = r#"{"schema_version": 1, "host": {"name": "h"}}"#;
+        let with_sql = r#"{"schema_version": 1, "host": {"name": "h"}, "sql_instances": [{"name": "MSSQLSERVER",
+            "databases": [{"name": "erp", "files": [{"type": "rows", "logical_name": "erp"}]}]}]}"#;
+        assert_eq!(compare(&view(no_sql), &view(with_sql)), vec![]);
+        let no_databases =
+            r#"{"schema_version": 1, "host": {"name": "h"}, "sql_instances": [{"name": "MSSQLSERVER"}]}"#;
+        assert_eq!(compare(&view(with_sql), &view(no_databases)), vec![]);
+        let other_db = with_sql.replace(r#""name": "erp""#, r#""name": "crm""#);
+        let kinds: Vec<_> = compare(&view(with_sql), &view(&other_db)).iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ChangeKind::DatabaseAdded, ChangeKind::DatabaseRemoved]);
     }
 
     #[test]
