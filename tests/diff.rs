@@ -189,6 +189,7 @@ fn the_16_column_rebuild_of_the_azure_space_shows_columns_interleave_clusters_an
     };
     // Recreated, the virtual disk has a new unique id; it pairs by its name.
     assert_eq!(change("columns")["entity"], "virtual disk SQLVDisk");
+    assert_eq!(change("columns")["entity_key"], "azsql-oltp01/virtual-disk:5B7E20D94C1A4F6B8E3D0A2C9F4B7E61");
     assert_eq!(
         (change("columns")["before"].as_u64(), change("columns")["after"].as_u64()),
         (Some(8), Some(16))
@@ -215,6 +216,7 @@ fn drift_a_data_file_added_on_the_system_volume_is_new_and_fails_with_fail_on_ne
     let host = &diff["hosts"][0];
     let added = host["layout"].as_array().unwrap().iter().find(|c| c["kind"] == "file_added").unwrap();
     assert_eq!(added["entity"], "MSSQLSERVER › ERP_PROD › ERP_PROD_Data2");
+    assert_eq!(added["entity_key"], "erp-sql2/instance:MSSQLSERVER/database:ERP_PROD/file:ERP_PROD_Data2");
     assert!(added["detail"].as_str().unwrap().starts_with("on C:\\, the OS volume"), "{added}");
     let growth = host["layout"].as_array().unwrap().iter().find(|c| c["kind"] == "growth").unwrap();
     assert_eq!(growth["before"]["percent"], 10);

@@ -29,6 +29,16 @@ pub struct FindingDiff {
     pub not_evaluated_after: Vec<FindingEntry>,
 }
 
+impl FindingDiff {
+    /// Each list the most serious first (errors, then warnings, then notes), otherwise in its
+    /// report's order: what a person reads first.
+    fn sort(&mut self) {
+        for list in [&mut self.new, &mut self.fixed, &mut self.unchanged, &mut self.not_evaluated_after] {
+            list.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        }
+    }
+}
+
 /// One finding, as a diff shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FindingEntry {
@@ -103,7 +113,10 @@ pub fn compare(
             out.new.push(entry);
         }
     }
-    let Some(before) = before else { return out };
+    let Some(before) = before else {
+        out.sort();
+        return out;
+    };
     for f in &before.findings {
         if after_prints.contains_key(&as_after(f)) {
             continue;
@@ -119,6 +132,7 @@ pub fn compare(
             None => out.fixed.push(entry),
         }
     }
+    out.sort();
     out
 }
 

@@ -90,6 +90,8 @@ pub struct Change {
     /// The entity as people name it, without the host (`disk 1 › partition 1 (D:\)`,
     /// `MSSQLSERVER › ERP_PROD › ERP_PROD_Data`).
     pub entity: String,
+    /// The entity's key in AFTER (in BEFORE for what was removed), as findings name it.
+    pub entity_key: String,
     /// The value before and after, as the snapshot has it (bytes, a count, a growth setting, a
     /// volume); absent for what one side does not have.
     pub before: Option<Value>,
@@ -232,7 +234,7 @@ fn bytes(n: u64) -> (Value, String) {
 
 fn change(
     kind: ChangeKind,
-    entity: &str,
+    (entity, key): (&str, &str),
     before: Option<(Value, String)>,
     after: Option<(Value, String)>,
 ) -> Change {
@@ -245,6 +247,7 @@ fn change(
     Change {
         kind,
         entity: entity.to_string(),
+        entity_key: key.to_string(),
         before: before.map(|(v, _)| v),
         after: after.map(|(v, _)| v),
         detail,
@@ -298,17 +301,17 @@ fn partitions(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         match p {
             Paired::Both(pb, pa) => {
                 if let Some((ob, oa)) = differs(pb.offset_bytes, pa.offset_bytes) {
-                    let entity = local(after, &pa.label);
+                    let entity = (local(after, &pa.label), pa.key.as_str());
                     out.push(change(ChangeKind::PartitionOffset, entity, Some(bytes(ob)), Some(bytes(oa))));
                 }
             }
             Paired::Added(pa) => {
                 let at = pa.offset_bytes.map(|o| (Value::from(o), format!("at {}", units::bytes(o))));
-                out.push(change(ChangeKind::PartitionAdded, local(after, &pa.label), None, at));
+                out.push(change(ChangeKind::PartitionAdded, (local(after, &pa.label), &pa.key), None, at));
             }
             Paired::Removed(pb) => {
                 let at = pb.offset_bytes.map(|o| (Value::from(o), format!("was at {}", units::bytes(o))));
-                out.push(change(ChangeKind::PartitionRemoved, local(before, &pb.label), at, None));
+                out.push(change(ChangeKind::PartitionRemoved, (local(before, &pb.label), &pb.key), at, None));
             }
         }
     }
@@ -329,7 +332,7 @@ fn volumes(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
     for p in pair(b, a, |v| volume_key(v), |v| volume_key(v)) {
         match p {
             Paired::Both(vb, va) => {
-                let entity = local(after, &va.label);
+                let entity = (local(after, &va.label), va.key.as_str());
                 let fs = |v: &Volume| v.filesystem.as_deref().map(|f| f.trim().to_ascii_lowercase());
                 if let (Some(fb), Some(fa)) = (fs(vb), fs(va))
                     && fb != fa
@@ -344,12 +347,18 @@ fn volumes(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
                     out.push(change(ChangeKind::AllocationUnit, entity, Some(bytes(ub)), Some(bytes(ua))));
                 }
             }
-            Paired::Added(va) => {
-                out.push(change(ChangeKind::VolumeAdded, local(after, &va.label), None, Some(shown(va))))
-            }
-            Paired::Removed(vb) => {
-                out.push(change(ChangeKind::VolumeRemoved, local(before, &vb.label), Some(shown(vb)), None))
-            }
+            Paired::Added(va) => out.push(change(
+                ChangeKind::VolumeAdded,
+                (local(after, &va.label), &va.key),
+                None,
+                Some(shown(va)),
+            )),
+            Paired::Removed(vb) => out.push(change(
+                ChangeKind::VolumeRemoved,
+                (local(before, &vb.label), &vb.key),
+                Some(shown(vb)),
+                None,
+            )),
         }
     }
 }
@@ -372,7 +381,7 @@ fn virtual_disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
     for p in pair(b, a, virtual_disk_key, virtual_disk_key) {
         match p {
             Paired::Both(xb, xa) => {
-                let entity = local(after, &xa.label);
+                let entity = (local(after, &xa.label), xa.key.as_str());
                 if let Some((cb, ca)) = differs(xb.columns, xa.columns) {
                     let n = |c: u32| (Value::from(c), format!("{c} columns"));
                     out.push(change(ChangeKind::Columns, entity, Some(n(cb)), Some(n(ca))));
@@ -381,12 +390,15 @@ fn virtual_disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
                     out.push(change(ChangeKind::Interleave, entity, Some(bytes(ib)), Some(bytes(ia))));
                 }
             }
-            Paired::Added(xa) => {
-                out.push(change(ChangeKind::VirtualDiskAdded, local(after, &xa.label), None, Some(shown(xa))))
-            }
+            Paired::Added(xa) => out.push(change(
+                ChangeKind::VirtualDiskAdded,
+                (local(after, &xa.label), &xa.key),
+                None,
+                Some(shown(xa)),
+            )),
             Paired::Removed(xb) => out.push(change(
                 ChangeKind::VirtualDiskRemoved,
-                local(before, &xb.label),
+                (local(before, &xb.label), &xb.key),
                 Some(shown(xb)),
                 None,
             )),
@@ -410,16 +422,22 @@ fn raid_sets(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         match p {
             Paired::Both(rb, ra) => {
                 if let Some((ub, ua)) = differs(rb.stripe_unit_bytes, ra.stripe_unit_bytes) {
-                    let entity = local(after, &ra.label);
+                    let entity = (local(after, &ra.label), ra.key.as_str());
                     out.push(change(ChangeKind::StripeUnit, entity, Some(bytes(ub)), Some(bytes(ua))));
                 }
             }
-            Paired::Added(ra) => {
-                out.push(change(ChangeKind::RaidSetAdded, local(after, &ra.label), None, Some(shown(ra))))
-            }
-            Paired::Removed(rb) => {
-                out.push(change(ChangeKind::RaidSetRemoved, local(before, &rb.label), Some(shown(rb)), None))
-            }
+            Paired::Added(ra) => out.push(change(
+                ChangeKind::RaidSetAdded,
+                (local(after, &ra.label), &ra.key),
+                None,
+                Some(shown(ra)),
+            )),
+            Paired::Removed(rb) => out.push(change(
+                ChangeKind::RaidSetRemoved,
+                (local(before, &rb.label), &rb.key),
+                Some(shown(rb)),
+                None,
+            )),
         }
     }
 }
@@ -462,11 +480,14 @@ fn databases(before: &HostView, after: &HostView, out: &mut Vec<Change>) {
         match p {
             Paired::Both(db, da) => files(before, after, (db, da), &name(after, da), out),
             Paired::Added(da) => {
-                out.push(change(ChangeKind::DatabaseAdded, &name(after, da), None, count(da)))
+                out.push(change(ChangeKind::DatabaseAdded, (&name(after, da), &da.db.key), None, count(da)))
             }
-            Paired::Removed(db) => {
-                out.push(change(ChangeKind::DatabaseRemoved, &name(before, db), count(db), None))
-            }
+            Paired::Removed(db) => out.push(change(
+                ChangeKind::DatabaseRemoved,
+                (&name(before, db), &db.db.key),
+                count(db),
+                None,
+            )),
         }
     }
 }
@@ -515,22 +536,22 @@ fn files(
                     && volume_key(vb) != volume_key(va)
                 {
                     let (pb, pa) = (placed(before, b), placed(after, a));
-                    out.push(change(ChangeKind::FileMoved, &name(a), Some(pb), Some(pa)));
+                    out.push(change(ChangeKind::FileMoved, (&name(a), &a.key), Some(pb), Some(pa)));
                 }
                 if let Some((gb, ga)) = differs(b.growth, a.growth) {
                     let g = |g: Growth| (serde_json::to_value(g).unwrap_or(Value::Null), growth_text(g));
-                    out.push(change(ChangeKind::Growth, &name(a), Some(g(gb)), Some(g(ga))));
+                    out.push(change(ChangeKind::Growth, (&name(a), &a.key), Some(g(gb)), Some(g(ga))));
                 }
                 if let Some((mb, ma)) = differs(b.max_size, a.max_size) {
                     let m = |m: MaxSize| (serde_json::to_value(m).unwrap_or(Value::Null), max_size_text(m));
-                    out.push(change(ChangeKind::MaxSize, &name(a), Some(m(mb)), Some(m(ma))));
+                    out.push(change(ChangeKind::MaxSize, (&name(a), &a.key), Some(m(mb)), Some(m(ma))));
                 }
             }
             Paired::Added(a) => {
-                out.push(change(ChangeKind::FileAdded, &name(a), None, Some(placed(after, a))))
+                out.push(change(ChangeKind::FileAdded, (&name(a), &a.key), None, Some(placed(after, a))))
             }
             Paired::Removed(b) => {
-                out.push(change(ChangeKind::FileRemoved, &name(b), Some(placed(before, b)), None))
+                out.push(change(ChangeKind::FileRemoved, (&name(b), &b.key), Some(placed(before, b)), None))
             }
         }
     }
