@@ -228,6 +228,11 @@ impl Side {
 
 /// Works the diff out: reads both sides, checks every host on each, compares.
 pub fn diff(options: &DiffOptions) -> Result<Diff, UserError> {
+    if options.before.as_os_str() == "-" && options.after.as_os_str() == "-" {
+        return Err(UserError::plain(
+            "BEFORE and AFTER cannot both be standard input (-): name a file for one",
+        ));
+    }
     let threads =
         options.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
     let packs = crate::check::packs_to_apply(&options.packs, options.discover_config);

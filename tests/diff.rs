@@ -360,6 +360,10 @@ fn a_bad_after_file_is_exit_2_naming_it_with_line_and_column_and_nothing_is_writ
     assert!(!report.exists(), "a stale diff is removed, none written");
     assert!(stdout(&o).is_empty());
 
+    let o = spindle(&["-", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot both be standard input"), "{}", stderr(&o));
+
     // BEFORE that is missing is named too.
     let o = spindle(&["no/such/before.json", ALIGNED]);
     assert_eq!(o.status.code(), Some(2));
