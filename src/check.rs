@@ -227,11 +227,11 @@ fn removing_stale_report_on_failure<T>(
     match panic::catch_unwind(panic::AssertUnwindSafe(run)) {
         Ok(Ok(done)) => Ok(done),
         Ok(Err(e)) => {
-            remove_stale_report(args);
+            remove_stale_report(args.output.as_deref(), &args.inputs);
             Err(e)
         }
         Err(payload) => {
-            remove_stale_report(args);
+            remove_stale_report(args.output.as_deref(), &args.inputs);
             // A panic is a bug: it stays one (the hook has printed it; exit status 101).
             panic::resume_unwind(payload)
         }
@@ -243,8 +243,8 @@ fn removing_stale_report_on_failure<T>(
 /// directory is the user's mistake, reported as such. Through a link, the file it points to
 /// goes, as a new report would have replaced that file. A snapshot given as input and as output
 /// is the user's facts, not a report, and stays.
-fn remove_stale_report(args: &CheckOptions) {
-    let Some(path) = args.output.as_deref() else { return };
+pub(crate) fn remove_stale_report<P: AsRef<Path>>(output: Option<&Path>, inputs: &[P]) {
+    let Some(path) = output else { return };
     if path.as_os_str() == "-" || path.starts_with("/dev") || path.starts_with("/proc") {
         return;
     }
@@ -252,7 +252,7 @@ fn remove_stale_report(args: &CheckOptions) {
         return;
     }
     let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if args.inputs.iter().any(|i| fs::canonicalize(i).is_ok_and(|i| i == target)) {
+    if inputs.iter().any(|i| fs::canonicalize(i).is_ok_and(|i| i == target)) {
         return;
     }
     let _ = fs::remove_file(target);
@@ -261,9 +261,9 @@ fn remove_stale_report(args: &CheckOptions) {
 /// The packs a run applies: those given, else the project's pack when discovery is on and
 /// finds one (said on stderr, so a run never applies a pack no one named silently), else none
 /// (`recommended`).
-fn packs_to_apply(args: &CheckOptions) -> Vec<String> {
-    if !args.packs.is_empty() || !args.discover_config {
-        return args.packs.clone();
+pub(crate) fn packs_to_apply(packs: &[String], discover_config: bool) -> Vec<String> {
+    if !packs.is_empty() || !discover_config {
+        return packs.to_vec();
     }
     let Some(found) = std::env::current_dir().ok().and_then(|cwd| crate::packs::discover_config(&cwd)) else {
         return vec![];
@@ -288,7 +288,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         .max(1)
         .max(args.concurrency)
         + 1;
-    let default_engine = Engine::load_with(&packs_to_apply(args), &args.selection, calls)?;
+    let default_engine =
+        Engine::load_with(&packs_to_apply(&args.packs, args.discover_config), &args.selection, calls)?;
     let live = live_jobs(args)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
     let mut engines: Vec<Engine> = vec![];

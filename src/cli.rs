@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
+use spindle::diff::{DiffFormat, DiffOptions};
 use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
@@ -39,6 +40,12 @@ Exit status:
   0  the plan was written
   2  bad input or usage (nothing written), or a host could not be fully checked (the plan is
      written, and covers only what was seen)";
+/// What `spindle diff --help` ends with.
+const DIFF_EXIT_STATUS: &str = "\
+Exit status:
+  0  the diff was written (whatever it shows, unless --fail-on-new)
+  1  with --fail-on-new: a finding that is not waived is new in AFTER
+  2  bad input or usage: nothing written (a stale --output is removed)";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -57,6 +64,12 @@ pub enum Command {
     /// expected gain where public measurements support one. spindle never runs the plan.
     #[command(after_help = PLAN_EXIT_STATUS)]
     Plan(Box<PlanArgs>),
+    /// Compare two snapshots (or directories of them) of the same hosts: findings new, fixed
+    /// and unchanged, layout changes (partition offsets, clusters, columns and interleave, files
+    /// moved, growth settings, databases and files added or removed), and each file's latency
+    /// and throughput before and after.
+    #[command(after_help = DIFF_EXIT_STATUS)]
+    Diff(Box<DiffArgs>),
     /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
     /// of the packs' plugins, and whether the packs enable each rule.
     Rules {
@@ -269,6 +282,68 @@ pub struct CheckArgs {
     /// findings not found again are counted as fixed, and only new findings fail the run.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+}
+
+/// `spindle diff`: two sides, the rule choice of `spindle check`, and where the diff goes.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The snapshot file or directory before the change (`-`: standard input).
+    #[arg(value_name = "BEFORE")]
+    pub before: PathBuf,
+    /// The snapshot file or directory of the same hosts after it.
+    #[arg(value_name = "AFTER")]
+    pub after: PathBuf,
+    /// Rule pack both sides are checked with, as for `spindle check`. Repeatable.
+    #[arg(long = "pack", value_name = "NAME|FILE")]
+    pub packs: Vec<String>,
+    /// Do not look for spindle.toml or .spindle.toml.
+    #[arg(long, visible_alias = "isolated")]
+    pub no_config: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    /// `text`: per host, new findings, fixed ones, layout changes, then latency; `json`: every
+    /// finding with its fingerprint and every change with its values; `markdown`: for a change
+    /// ticket.
+    #[arg(long, value_enum, default_value_t = DiffFormatArg::Text)]
+    pub format: DiffFormatArg,
+    /// Write the diff to FILE (atomically: a failed run leaves no partial or stale file; - is
+    /// stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit with status 1 when a finding that is not waived is new in AFTER (a nightly drift
+    /// check).
+    #[arg(long)]
+    pub fail_on_new: bool,
+    /// Hosts compared at once (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormatArg {
+    Text,
+    Json,
+    Markdown,
+}
+
+impl From<DiffArgs> for DiffOptions {
+    fn from(a: DiffArgs) -> Self {
+        DiffOptions {
+            before: a.before,
+            after: a.after,
+            packs: a.packs,
+            discover_config: !a.no_config,
+            selection: a.selection.into(),
+            format: match a.format {
+                DiffFormatArg::Text => DiffFormat::Text,
+                DiffFormatArg::Json => DiffFormat::Json,
+                DiffFormatArg::Markdown => DiffFormat::Markdown,
+            },
+            output: a.output,
+            fail_on_new: a.fail_on_new,
+            jobs: a.jobs.map(usize::from),
+        }
+    }
 }
 
 /// `spindle baseline`: the inputs and rule choice of `spindle check`, and where the baseline goes.

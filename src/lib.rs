@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod check;
 pub mod collect;
 pub mod connect;
+pub mod diff;
 pub mod errors;
 pub mod explain;
 pub mod fleet;

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
     };
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
+        Command::Diff(args) => spindle::diff::run(&(*args).into()).map(spindle::Exit::code),
         Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
         Command::Plan(args) => spindle::plan::run(&(*args).into()).map(spindle::Exit::code),
         Command::Rules { format, packs } => spindle::explain::rules_table(format.into(), &packs).map(print),

@@ -42,7 +42,7 @@ struct MarkdownRender {
 /// GitHub's extensions: strikethrough, math, mentions) could act on backslash-escaped. A pipe
 /// escaped this way is a pipe in a table cell too. The `:` of `://` and the `.` of `www.` are
 /// escaped as well, so that no address in the data becomes a link (GFM's extended autolinks).
-pub(crate) fn text(s: &str) -> String {
+pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for (i, c) in s.char_indices() {
         let link = match c {
@@ -65,7 +65,7 @@ pub(crate) fn text(s: &str) -> String {
 
 /// A name from the data (already escaped by `untrusted`) as a code span: shown as it is, never
 /// a link, a mention or HTML. `in_table` escapes its pipes, as a table cell needs.
-pub(crate) fn code(s: &str, in_table: bool) -> String {
+pub fn code(s: &str, in_table: bool) -> String {
     if s.is_empty() {
         return "*(empty)*".to_string();
     }
