@@ -249,18 +249,19 @@ fn step_header(out: &mut String, prefix: &str, n: usize, s: &Step) {
     if !s.addresses.is_empty() {
         writeln!(out, "{prefix}Fixes: {}", line(&codes(s))).unwrap();
     }
-    comment(out, &format!("{prefix}Why: "), &s.why);
+    // One line each: a newline inside them can only come from a name, and is shown escaped.
+    writeln!(out, "{prefix}Why: {}", line(&s.why)).unwrap();
     for p in &s.preconditions {
-        comment(out, &format!("{prefix}Before: "), p);
+        writeln!(out, "{prefix}Before: {}", line(p)).unwrap();
     }
     if let Some(g) = &s.gain {
-        comment(out, &format!("{prefix}Gain: "), &format!("{} ({})", gain_line(g), g.url));
+        writeln!(out, "{prefix}Gain: {} ({})", line(&gain_line(g)), line(&g.url)).unwrap();
     }
     if let Some(i) = &s.instructions {
         comment(out, prefix, i);
     }
     if let Some(r) = &s.rollback_note {
-        comment(out, &format!("{prefix}Undo: "), r);
+        writeln!(out, "{prefix}Undo: {}", line(r)).unwrap();
     }
     for c in &s.rollback {
         writeln!(out, "{prefix}Undo ({}):", c.lang.name()).unwrap();

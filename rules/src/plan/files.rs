@@ -2,6 +2,8 @@
 //! files (PLC005, PLC003, whose fixes are T-SQL already written for the host), `noatime`
 //! (FMT004), and moving files to another volume (PLC001, PLC002, PLC004, MED001, STR003).
 
+use std::collections::BTreeSet;
+
 use spindle_core::facts::{DatabaseRole, DbFile, FileType, Volume};
 use spindle_core::plan::{Command, Phase, Step};
 use spindle_core::view::{DatabaseView, HostView, Located};
@@ -99,7 +101,7 @@ enum Role {
     Data,
 }
 
-fn role_of(dv: &DatabaseView, f: &spindle_core::facts::DbFile) -> Role {
+fn role_of(dv: &DatabaseView, f: &DbFile) -> Role {
     if dv.db.effective_role() == DatabaseRole::Tempdb {
         Role::Tempdb
     } else if f.file_type == FileType::Log {
@@ -125,14 +127,25 @@ pub(super) fn moves(b: &mut Builder<'_>) {
         }
     }
     for (dv, files) in by_db {
+        // One entry per file, with every finding about it (PLC002 and MED001 can name the same log).
+        let mut per_file: Vec<(Vec<usize>, &Located<DbFile>)> = vec![];
+        for &(i, file) in &files {
+            match per_file.iter_mut().find(|(_, f)| std::ptr::eq(*f, file)) {
+                Some((idx, _)) => idx.push(i),
+                None => per_file.push((vec![i], file)),
+            }
+        }
         let mut targets = vec![];
         let mut missing = vec![];
-        for &(i, file) in &files {
+        for (idx, file) in per_file {
             let role = role_of(dv, file);
             let from = b.view.volume_of_file(file).ok();
-            match target(b.view, role, from.map(|v| &v.item)) {
-                Some((v, folder)) => targets.push((i, file, v, folder)),
-                None => missing.push((i, file, role, from)),
+            // A log moved because it shares spindles with the data (MED001) must land on others.
+            let shares_spindles = idx.iter().any(|&i| b.findings[i].code == "MED001");
+            let avoid = if shares_spindles { data_disks(b.view, dv) } else { None };
+            match target(b.view, role, from.map(|v| &v.item), avoid.as_ref()) {
+                Some((v, folder)) => targets.push((idx, file, v, folder)),
+                None => missing.push((idx, file, role, from)),
             }
         }
         if !targets.is_empty() {
@@ -182,7 +195,7 @@ pub(super) fn moves(b: &mut Builder<'_>) {
                     "take the database offline, move the files, and bring it online"
                 }
             ));
-            let idx: Vec<usize> = these.iter().map(|m| m.0).collect();
+            let idx: Vec<usize> = these.iter().flat_map(|m| m.0.iter().copied()).collect();
             b.add(step, &idx, &[]);
         }
     }
@@ -194,23 +207,26 @@ fn target<'v>(
     view: &'v HostView,
     role: Role,
     from: Option<&Volume>,
+    avoid_disks: Option<&BTreeSet<String>>,
 ) -> Option<(&'v Located<Volume>, String)> {
-    let holds = |v: &Volume, want: &dyn Fn(&DatabaseView, &spindle_core::facts::DbFile) -> bool| {
+    let holds = |v: &Volume, want: &dyn Fn(&DatabaseView, &DbFile) -> bool| {
         view.files().filter(|(dv, f)| want(dv, f)).find_map(|(_, f)| {
             view.volume_of_file(f).ok().filter(|fv| fv.id == v.id).map(|_| f.physical_name.clone())
         })
     };
-    let is_tempdb =
-        |dv: &DatabaseView, _: &spindle_core::facts::DbFile| dv.db.effective_role() == DatabaseRole::Tempdb;
-    let is_log = |dv: &DatabaseView, f: &spindle_core::facts::DbFile| {
-        !is_tempdb(dv, f) && f.file_type == FileType::Log
-    };
-    let is_data = |dv: &DatabaseView, f: &spindle_core::facts::DbFile| {
-        !is_tempdb(dv, f) && f.file_type != FileType::Log
-    };
+    let is_tempdb = |dv: &DatabaseView, _: &DbFile| dv.db.effective_role() == DatabaseRole::Tempdb;
+    let is_log = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type == FileType::Log;
+    let is_data = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type != FileType::Log;
     for v in view.volumes.iter().flatten() {
         if from.is_some_and(|f| f.id == v.id) || v.os_volume == Some(true) || v.mount_points.is_empty() {
             continue;
+        }
+        // Spindles to stay off: a volume whose disks are not known cannot be shown to.
+        if let Some(avoid) = avoid_disks {
+            match view.physical_disks_of_volume(v) {
+                Some(disks) if disks.is_disjoint(avoid) => {}
+                _ => continue,
+            }
         }
         let found = match role {
             Role::Tempdb if v.temp_disk == Some(true) => Some(None),
@@ -229,7 +245,7 @@ fn target<'v>(
             let folder = path
                 .flatten()
                 .and_then(|p| {
-                    let f = spindle_core::facts::DbFile { physical_name: Some(p), ..Default::default() };
+                    let f = DbFile { physical_name: Some(p), ..Default::default() };
                     file_folder(&f).map(str::to_string)
                 })
                 .unwrap_or_else(|| v.mount_points[0].clone());
@@ -239,17 +255,26 @@ fn target<'v>(
     None
 }
 
+/// The physical disks under the database's data files, when every one of them is known.
+fn data_disks(view: &HostView, dv: &DatabaseView) -> Option<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for f in dv.files.iter().flatten().filter(|f| f.file_type != FileType::Log) {
+        let v = view.volume_of_file(f).ok()?;
+        out.extend(view.physical_disks_of_volume(v)?.iter().cloned());
+    }
+    Some(out)
+}
+
+/// A file to move: the findings it fixes, the file, the volume it goes to and the folder there.
+type Target<'v> = (Vec<usize>, &'v Located<DbFile>, &'v Located<Volume>, String);
+
 /// Points each file at its new folder, then (for tempdb) restarts the service, or (for a user
 /// database) takes it offline, moves the files and brings it online.
-fn move_step(
-    b: &mut Builder<'_>,
-    dv: &DatabaseView,
-    targets: &[(usize, &Located<spindle_core::facts::DbFile>, &Located<Volume>, String)],
-) {
+fn move_step(b: &mut Builder<'_>, dv: &DatabaseView, targets: &[Target<'_>]) {
     let tempdb = dv.db.effective_role() == DatabaseRole::Tempdb;
     let system = dv.db.effective_role() == DatabaseRole::System;
     let db = tsql_name(&dv.db.name);
-    let dest = |t: &(usize, &Located<spindle_core::facts::DbFile>, &Located<Volume>, String)| {
+    let dest = |t: &Target<'_>| {
         let sep = if t.3.starts_with('/') { "/" } else { "\\" };
         let folder = if t.3.ends_with(['/', '\\']) { t.3.clone() } else { format!("{}{sep}", t.3) };
         format!("{folder}{}", file_leaf(t.1, &t.1.logical_name))
@@ -329,7 +354,7 @@ fn move_step(
         step.rollback.push(Command::tsql(back));
         step.rollback_note = Some("Point the files back, and move them back the same way.".into());
     }
-    let idx: Vec<usize> = targets.iter().map(|t| t.0).collect();
+    let idx: Vec<usize> = targets.iter().flat_map(|t| t.0.iter().copied()).collect();
     let mut names: Vec<&str> = vec![&dv.db.name];
     for t in targets {
         names.push(&t.1.logical_name);

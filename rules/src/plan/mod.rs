@@ -15,6 +15,8 @@ mod growth;
 mod manual;
 mod rebuild;
 mod subject;
+#[cfg(test)]
+mod tests;
 
 use spindle_core::facts::OsFamily;
 use spindle_core::finding::Finding;
