@@ -167,9 +167,6 @@ pub struct Plan {
     /// The operating system's family the commands are written for (`windows`, `linux`).
     pub os: String,
     pub steps: Vec<Step>,
-    /// Findings no step addresses (a plugin's, whose fix spindle cannot read as commands, are
-    /// turned into manual steps; this lists what is left, if anything).
-    pub unaddressed: Vec<Addressed>,
 }
 
 impl Plan {

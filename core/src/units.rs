@@ -6,6 +6,25 @@ pub fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// A duration for people: `850 ms`, `42 s`, `15 min`, `2.5 h`, `3.2 days` (as messages write
+/// an I/O counters' window).
+pub fn duration(ms: u64) -> String {
+    const S: u64 = 1000;
+    const MIN: u64 = 60 * S;
+    const H: u64 = 60 * MIN;
+    let one_decimal = |v: f64, unit: &str| {
+        let s = fixed(v, 1);
+        format!("{} {unit}", s.strip_suffix(".0").unwrap_or(&s))
+    };
+    match ms {
+        ms if ms < S => format!("{ms} ms"),
+        ms if ms < MIN => one_decimal(ms as f64 / S as f64, "s"),
+        ms if ms < H => one_decimal(ms as f64 / MIN as f64, "min"),
+        ms if ms < 48 * H => one_decimal(ms as f64 / H as f64, "h"),
+        ms => one_decimal(ms as f64 / (24 * H) as f64, "days"),
+    }
+}
+
 /// `65,536 B (64 KiB)`; `512 B`.
 pub fn bytes(n: u64) -> String {
     // Built in place: rules write a few of these into most messages.

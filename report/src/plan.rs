@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use spindle_core::plan::{Command, Gain, Lang, Phase, Plan, Step};
 use spindle_core::quote::{ps_string, sh_word};
+use spindle_core::units::plural;
 use spindle_core::untrusted;
 
 use crate::text::wrap;
@@ -76,10 +77,6 @@ fn summary(plan: &Plan) -> String {
         write!(s, ", {manual} manual").unwrap();
     }
     s
-}
-
-fn plural(n: usize, w: &str) -> String {
-    if n == 1 { format!("1 {w}") } else { format!("{n} {w}s") }
 }
 
 /// `GRW001 ×6, GRW002 ×4`: the codes a step fixes, each once, with how many findings.

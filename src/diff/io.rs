@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use spindle_core::facts::{FileType, IoStats};
 use spindle_core::units;
+use spindle_core::units::duration;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
 /// Fewest reads (or writes) for an average to be compared: the latency rules' `min_reads`
@@ -436,25 +437,6 @@ fn metrics(b: Option<&IoSide>, a: Option<&IoSide>, comparable: bool) -> Vec<Metr
     push("read_bytes_per_s", get(b, |s| s.read_bytes_per_s), get(a, |s| s.read_bytes_per_s), true);
     push("write_bytes_per_s", get(b, |s| s.write_bytes_per_s), get(a, |s| s.write_bytes_per_s), true);
     out
-}
-
-/// A duration for people: `850 ms`, `42 s`, `15 min`, `2.5 h`, `21 days` (as the latency rules
-/// write the counters' window).
-pub fn duration(ms: u64) -> String {
-    const S: u64 = 1000;
-    const MIN: u64 = 60 * S;
-    const H: u64 = 60 * MIN;
-    let one_decimal = |v: f64, unit: &str| {
-        let s = units::fixed(v, 1);
-        format!("{} {unit}", s.strip_suffix(".0").unwrap_or(&s))
-    };
-    match ms {
-        ms if ms < S => format!("{ms} ms"),
-        ms if ms < MIN => one_decimal(ms as f64 / S as f64, "s"),
-        ms if ms < H => one_decimal(ms as f64 / MIN as f64, "min"),
-        ms if ms < 48 * H => one_decimal(ms as f64 / H as f64, "h"),
-        ms => one_decimal(ms as f64 / (24 * H) as f64, "days"),
-    }
 }
 
 #[cfg(test)]

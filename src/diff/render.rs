@@ -9,8 +9,9 @@ use spindle_core::units;
 use spindle_core::untrusted;
 use spindle_report::markdown::{code as md_code, text as md_text};
 
-use super::io::{FileIo, IoSide, Metric, duration};
+use super::io::{FileIo, IoSide, Metric};
 use super::{Diff, DiffFormat, FindingEntry, HostDiff, Presence};
+use spindle_core::units::duration;
 
 pub fn write(diff: &Diff, format: DiffFormat, w: &mut dyn Write) -> io::Result<()> {
     match format {

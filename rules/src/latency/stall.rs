@@ -5,6 +5,7 @@ use spindle_core::facts::DbFile;
 use spindle_core::finding::{Finding, Quantity, Severity};
 use spindle_core::rule::Ctx;
 use spindle_core::units;
+use spindle_core::units::duration;
 use spindle_core::view::Located;
 
 /// The average stall per I/O, or why there is none worth judging.
@@ -110,24 +111,6 @@ pub(crate) fn window(sample_ms: Option<u64>) -> String {
     match sample_ms {
         Some(ms) => format!("over {} of counters", duration(ms)),
         None => "window not recorded: cumulative since start-up unless the collector sampled".into(),
-    }
-}
-
-/// A duration for people: `850 ms`, `42 s`, `15 min`, `2.5 h`, `3.2 days`.
-pub(crate) fn duration(ms: u64) -> String {
-    const S: u64 = 1000;
-    const MIN: u64 = 60 * S;
-    const H: u64 = 60 * MIN;
-    let one_decimal = |v: f64, unit: &str| {
-        let s = spindle_core::units::fixed(v, 1);
-        format!("{} {unit}", s.strip_suffix(".0").unwrap_or(&s))
-    };
-    match ms {
-        ms if ms < S => format!("{ms} ms"),
-        ms if ms < MIN => one_decimal(ms as f64 / S as f64, "s"),
-        ms if ms < H => one_decimal(ms as f64 / MIN as f64, "min"),
-        ms if ms < 48 * H => one_decimal(ms as f64 / H as f64, "h"),
-        ms => one_decimal(ms as f64 / (24 * H) as f64, "days"),
     }
 }
 

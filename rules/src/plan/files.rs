@@ -8,11 +8,12 @@ use spindle_core::facts::{DatabaseRole, DbFile, FileType, Volume};
 use spindle_core::plan::{Command, Phase, Step};
 use spindle_core::view::{DatabaseView, HostView, Located};
 
+use super::Builder;
 use super::subject::{self, Subject};
-use super::{Builder, plural};
 use crate::commands::{
     file_folder, file_leaf, fstab_path, linux_mount, move_file, ps_string, sh_word, tsql_name,
 };
+use spindle_core::units::plural;
 
 /// The code blocks of a fix in one language (` ```sql `), as the fix writes them.
 pub(super) fn fenced(fix: &str, lang: &str) -> Vec<String> {

@@ -5,10 +5,11 @@ use spindle_core::facts::Growth;
 use spindle_core::plan::{Command, Phase, Step};
 use spindle_core::units;
 
+use super::Builder;
 use super::subject::{self, Subject};
-use super::{Builder, plural};
 use crate::growth::no_percent_growth::{next_growth, suggested_mib};
 use crate::growth::tsql::{mib_ceil, set_filegrowth};
+use spindle_core::units::plural;
 
 /// A file's new growth: database, logical name, increment in MiB, the growth it had, and the
 /// findings it fixes.

@@ -58,7 +58,6 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
         host: view.host_name().to_string(),
         os: if b.linux { "linux" } else { "windows" }.to_string(),
         steps,
-        unaddressed: vec![],
     };
     plan.order(options.by_gain);
     plan
@@ -155,9 +154,4 @@ fn make_manual(step: &mut Step) {
              spindle wrote no commands for it: rename the object or write them by hand.",
         );
     }
-}
-
-/// `1 file`, `3 files`.
-pub(crate) fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }

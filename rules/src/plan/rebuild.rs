@@ -256,7 +256,7 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
             "The files return to the same paths, so SQL Server finds them where it left them.",
         );
         back.commands.push(copy_cmd(linux, &mount, &slot, false));
-        back.commands.push(verify_cmd(view, linux, r));
+        back.commands.push(verify_cmd(linux, r));
         back.rollback_note = Some("Copy again from the staging folder.".into());
         b.add(back, &[], &all_names);
     }
@@ -522,7 +522,7 @@ fn rebuild_commands(view: &HostView, linux: bool, r: &Rebuild<'_>) -> Vec<Comman
     vec![Command::ps(format!("{get} | {format}"))]
 }
 
-fn verify_cmd(_view: &HostView, linux: bool, r: &Rebuild<'_>) -> Command {
+fn verify_cmd(linux: bool, r: &Rebuild<'_>) -> Command {
     let v = r.volume;
     if linux {
         let mut s = String::new();
