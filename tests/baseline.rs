@@ -6,7 +6,7 @@ use spindle_test_support::sarif as sarif_schema;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -30,15 +30,10 @@ fn example(path: &str) -> PathBuf {
 /// Runs spindle in `cwd` (so that reports name files relative to it), without a pack found
 /// there.
 fn spindle_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
+    spindle_test_support::spindle_command(env!("CARGO_BIN_EXE_spindle"))
         .args(args)
         .arg("--no-config")
         .current_dir(cwd)
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("COLUMNS")
-        .env("SPINDLE_TODAY", "2026-11-30")
         .output()
         .expect("spindle runs")
 }

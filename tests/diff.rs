@@ -24,16 +24,11 @@ fn repo() -> &'static Path {
 /// `spindle diff …` from the repository (so reports name files relative to it), with the
 /// recommended pack whatever spindle.toml is around.
 fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
+    spindle_test_support::spindle_command(env!("CARGO_BIN_EXE_spindle"))
         .arg("diff")
         .args(args)
         .arg("--no-config")
         .current_dir(repo())
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("COLUMNS")
-        .env("SPINDLE_TODAY", "2026-11-30")
         .output()
         .expect("spindle runs")
 }

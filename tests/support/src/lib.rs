@@ -25,3 +25,15 @@ pub const EXAMPLES: [&str; 5] = [
     "hdd-raid-shared-spindles",
     "linux-xfs-md",
 ];
+
+/// The `spindle` binary at `bin` (`env!("CARGO_BIN_EXE_spindle")`) as the end-to-end tests run
+/// it: no colour or width taken from the environment, and a fixed date for waivers.
+pub fn spindle_command(bin: &str) -> std::process::Command {
+    let mut c = std::process::Command::new(bin);
+    c.env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("COLUMNS")
+        .env("SPINDLE_TODAY", "2026-11-30");
+    c
+}
