@@ -29,7 +29,7 @@ use spindle_report::sarif::SarifWriter;
 use spindle_report::sarif_split::SplitSarifWriter;
 use spindle_report::text::{TextOptions, TextWriter};
 use spindle_report::{
-    HostContext, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
+    HostContext, Order, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
 };
 use spindle_report::{github::GithubWriter, gitlab::GitlabWriter, junit::JunitWriter};
 
@@ -337,7 +337,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
 
     let mut local = if args.local { Some(local_documents(args)?) } else { None };
     let require = args.require.as_slice();
-    let how = HowChecked { today, require, baseline: baseline.as_ref() };
+    let how = HowChecked { today, require, baseline: baseline.as_ref(), order: args.order };
 
     // `--require sql` asks for SQL Server's facts from every server, so it accepts no
     // unreachable one.
@@ -630,6 +630,12 @@ struct HowChecked<'a> {
     today: Date,
     require: &'a [Require],
     baseline: Option<&'a Baseline>,
+    order: Order,
+}
+
+/// What `--sort gain` ranks a finding by; below every estimate when it has none.
+fn rank(f: &spindle_core::finding::Finding) -> f64 {
+    f.gain.as_ref().map_or(-1.0, spindle_core::gain::Gain::rank)
 }
 
 /// One host: its documents merged into a view, checked, written, counted.
@@ -663,9 +669,13 @@ fn check_host_rendered(
     if let Some(b) = how.baseline {
         b.mark(&mut report);
     }
+    if how.order == Order::Gain {
+        // Stable: the findings with no estimate keep the engine's order, after the others.
+        report.findings.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
+    }
     let mut counts = Summary::default();
     counts.add(&report);
-    let context = HostContext { packs: engine.packs() };
+    let context = HostContext { packs: engine.packs(), order: how.order };
     Ok((render.render_in(&view, &report, &context).map_err(report_io)?, counts, Causes::of(&report)))
 }
 

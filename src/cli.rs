@@ -10,7 +10,7 @@ use spindle::diff::{DiffFormat, DiffOptions};
 use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
-    Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
+    Order, Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
 };
 use spindle_core::pack::Selection;
 
@@ -282,6 +282,17 @@ pub struct CheckArgs {
     /// findings not found again are counted as fixed, and only new findings fail the run.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Order of each host's findings: the most serious and harmful first (`triage`), or the
+    /// largest expected gain of fixing them first (`gain`; a latency cut ranks as the speed-up
+    /// it gives), then those with no estimate in triage order.
+    #[arg(long, value_enum, default_value_t = CheckSort::Triage)]
+    pub sort: CheckSort,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckSort {
+    Triage,
+    Gain,
 }
 
 /// `spindle diff`: two sides, the rule choice of `spindle check`, and where the diff goes.
@@ -650,6 +661,10 @@ impl From<CheckArgs> for CheckOptions {
                 },
             },
             baseline: a.baseline,
+            order: match a.sort {
+                CheckSort::Triage => Order::Triage,
+                CheckSort::Gain => Order::Gain,
+            },
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use spindle_core::pack::Selection;
+pub use spindle_report::Order;
 
 use crate::connect::ConnectOptions;
 
@@ -55,6 +56,9 @@ pub struct CheckOptions {
     /// A baseline file (`spindle baseline`): each finding is marked new or unchanged against
     /// it, and only new findings fail the run.
     pub baseline: Option<PathBuf>,
+    /// The order of each host's findings: triage, or the largest expected gain first (in
+    /// every format: the machine formats list the findings in that order too).
+    pub order: Order,
 }
 
 /// `--sarif-category`, `--split-by`, `--waived`: what GitHub code scanning needs of a SARIF log.
@@ -124,6 +128,7 @@ impl Default for CheckOptions {
             text: TextStyle::default(),
             sarif: SarifOptions::default(),
             baseline: None,
+            order: Order::Triage,
         }
     }
 }

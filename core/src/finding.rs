@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::gain::Gain;
 use crate::view::EntityRef;
 
 /// How serious a finding is. Ordered: `Note < Warning < Error`.
@@ -140,6 +141,8 @@ pub struct Finding {
     /// The fact within the entity, as a relative JSON pointer (`offset_bytes`, `io/io_stall_read_ms`).
     pub field: Option<String>,
     pub fix: String,
+    /// What fixing it is expected to gain, where a public measurement supports an estimate.
+    pub gain: Option<Gain>,
     pub waiver: Option<AppliedWaiver>,
     /// Against the run's baseline (`spindle check --baseline`), when it has one: set once by the
     /// caller after the waivers, read by every report writer.
@@ -174,6 +177,12 @@ impl Finding {
     /// finding is reported without one.
     pub fn fix(&mut self, fix: impl Into<String>) -> &mut Self {
         self.fix = fix.into();
+        self
+    }
+
+    /// What fixing it is expected to gain (see [`Gain`]): only from a public measurement.
+    pub fn gain(&mut self, gain: impl Into<Option<Gain>>) -> &mut Self {
+        self.gain = gain.into();
         self
     }
 

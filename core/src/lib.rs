@@ -13,6 +13,7 @@ pub mod facts;
 pub mod fast_hash;
 pub mod finding;
 pub mod fnv;
+pub mod gain;
 pub mod glob;
 pub mod load;
 pub mod locate;

@@ -5,6 +5,8 @@
 //! Every command is already written for its language, with the host's real names quoted for it;
 //! every other string (titles, notes) is untrusted prose the writers escape.
 
+pub use crate::gain::Gain;
+
 /// When a step can run. Steps run phase by phase, in this order: what works with everything
 /// online first, what needs a restart next, what needs files offline after that; what no tool
 /// can do safely is left to a person.
@@ -94,22 +96,6 @@ pub struct Addressed {
     pub entity: String,
 }
 
-/// What a fix is expected to gain, from a public measurement: a range with its assumptions,
-/// never a promise.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gain {
-    /// What improves (`random 8 KiB read throughput`).
-    pub metric: String,
-    /// The range, in percent of today's value (`21.0..=21.0` for one measurement).
-    pub low_percent: f64,
-    pub high_percent: f64,
-    /// Under which conditions the measurement holds.
-    pub assumptions: String,
-    /// The public measurement: a title and its address.
-    pub evidence: String,
-    pub url: String,
-}
-
 /// One reviewable step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
@@ -154,9 +140,9 @@ impl Step {
         }
     }
 
-    /// The largest gain this step is expected to bring, for `--sort gain`.
+    /// The largest gain this step is expected to bring, for `--sort gain` ([`Gain::rank`]).
     pub fn best_gain_percent(&self) -> f64 {
-        self.gain.as_ref().map_or(0.0, |g| g.high_percent)
+        self.gain.as_ref().map_or(0.0, Gain::rank)
     }
 }
 
@@ -208,6 +194,8 @@ mod tests {
         s.unit = unit;
         s.gain = gain.map(|g| Gain {
             metric: String::new(),
+            better: crate::gain::Better::Higher,
+            after: None,
             low_percent: 0.0,
             high_percent: g,
             assumptions: String::new(),

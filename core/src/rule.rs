@@ -267,6 +267,7 @@ impl<'a, P> Ctx<'a, P> {
             entity: at.entity(),
             field: (!field.is_empty()).then(|| field.to_string()),
             fix,
+            gain: None,
             waiver: None,
             baseline: None,
         });

@@ -78,6 +78,7 @@ impl RuleGroup for Group {
                 entity: view.host.entity(),
                 field: None,
                 fix: String::new(),
+                gain: None,
                 waiver: None,
                 baseline: None,
             })

@@ -287,6 +287,7 @@ impl RuleGroup for PluginGroup {
                 entity: entity(&f.entity)?,
                 field: f.field,
                 fix: f.fix.unwrap_or_else(|| meta.default_fix().to_string()),
+                gain: None,
                 waiver: None,
                 baseline: None,
             });

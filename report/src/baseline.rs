@@ -24,7 +24,9 @@ use serde::Serialize;
 use spindle_core::engine::HostReport;
 use spindle_core::view::HostView;
 
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, RunProvenance, Summary, fingerprint};
+use crate::{
+    HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, RunProvenance, Summary, fingerprint,
+};
 
 /// The version of the baseline file this build writes and reads.
 pub const VERSION: u32 = 1;
@@ -59,7 +61,7 @@ impl<'w> BaselineWriter<'w> {
 struct BaselineRender;
 
 impl Render for BaselineRender {
-    fn render(&self, _view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, _view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let mut out = Rendered::new();
         for f in &report.findings {
             let entry = Entry {

@@ -17,7 +17,7 @@ use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
 use crate::text::{causes, groups::groups, location_text, run_summary};
-use crate::{Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 pub struct ConciseWriter<'w> {
     w: &'w mut dyn Write,
@@ -46,7 +46,7 @@ fn finding_line(out: &mut Vec<u8>, view: &HostView, f: &Finding, waived: bool) -
 }
 
 impl Render for ConciseRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, context: &HostContext) -> io::Result<Rendered> {
         Rendered::one_block(|buf| {
             let host = untrusted::name(&report.host);
             for why in &report.not_judged {
@@ -60,7 +60,7 @@ impl Render for ConciseRender {
                     untrusted::message(&e.message)
                 )?;
             }
-            for g in groups(&report.findings) {
+            for g in groups(&report.findings, context.order) {
                 for f in g.findings {
                     finding_line(buf, view, f, false)?;
                 }

@@ -26,7 +26,7 @@ use crate::ci::{
     Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
 };
 use crate::text::run_summary;
-use crate::{Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 /// GitHub's command for a severity.
 pub fn github_command(s: Severity) -> &'static str {
@@ -106,7 +106,7 @@ fn finding_message(f: &Finding) -> String {
 struct GithubRender;
 
 impl Render for GithubRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let host = untrusted::name(&report.host);
         Rendered::one_block(|buf| {
             let file = Place::fallback(view, None);

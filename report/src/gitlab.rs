@@ -21,7 +21,9 @@ use crate::ci::{
     Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
 };
 use crate::emit::Emit;
-use crate::{Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, fingerprint, fnv1a64};
+use crate::{
+    HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, fingerprint, fnv1a64,
+};
 
 /// GitLab's word for a severity: an error is `critical`, a warning `major`, a note `minor`.
 /// `info` is a fact a rule could not see, `blocker` what makes the run incomplete.
@@ -101,7 +103,7 @@ fn description(f: &Finding) -> String {
 struct GitlabRender;
 
 impl Render for GitlabRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let host = report.host.as_str();
         let shown = untrusted::name(host);
         let mut issues = vec![];

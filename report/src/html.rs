@@ -226,16 +226,7 @@ impl HtmlRender {
 }
 
 impl Render for HtmlRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
-        self.render_in(view, report, &HostContext::default())
-    }
-
-    fn render_in(
-        &self,
-        view: &HostView,
-        report: &HostReport,
-        context: &HostContext<'_>,
-    ) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, context: &HostContext) -> io::Result<Rendered> {
         let mut out = Rendered::new();
         out.part(Part::Result, |buf| {
             buf.extend_from_slice(tally(report).as_bytes());

@@ -12,11 +12,12 @@ use serde::Serialize;
 use super::emit::Emit;
 use super::provenance::{AppliedParam, RunProvenance};
 use super::{
-    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
-    locate_finding, locate_not_applicable, locate_not_evaluated, write_indented,
+    FactLocation, HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind,
+    fingerprint, locate_finding, locate_not_applicable, locate_not_evaluated, write_indented,
 };
 use spindle_core::engine::HostReport;
 use spindle_core::finding::Quantity;
+use spindle_core::gain::Gain;
 use spindle_core::view::{EntityRef, HostView};
 
 /// The version of the JSON report format this writer produces. 3: the run's provenance
@@ -110,16 +111,82 @@ struct JsonPassed<'a> {
     keys: Vec<&'a str>,
 }
 
-/// A finding's numbers, keyed `measured_<unit>` and `expected_<unit>`.
+/// What fixing a finding is expected to gain: the range in percent (both ends positive, `better`
+/// says which way), the value after the fix keyed `low_<unit>` and `high_<unit>` when the
+/// evidence gives one, and the public measurement behind it.
+#[cfg_attr(test, derive(Serialize))]
+struct JsonGain<'a> {
+    metric: &'a str,
+    better: &'static str,
+    #[cfg_attr(test, serde(serialize_with = "number"))]
+    low_percent: f64,
+    #[cfg_attr(test, serde(serialize_with = "number"))]
+    high_percent: f64,
+    /// `{"low_ms": 0.1, "high_ms": 3.1}`: the metric after the fix.
+    after: Option<JsonQuantities>,
+    assumptions: &'a str,
+    evidence: &'a str,
+    url: &'a str,
+}
+
+impl<'a> From<&'a Gain> for JsonGain<'a> {
+    fn from(g: &'a Gain) -> Self {
+        JsonGain {
+            metric: &g.metric,
+            better: g.better.as_str(),
+            low_percent: g.low_percent,
+            high_percent: g.high_percent,
+            after: g.after.map(|(low, high)| JsonQuantities::after(low, high)),
+            assumptions: &g.assumptions,
+            evidence: &g.evidence,
+            url: &g.url,
+        }
+    }
+}
+
+impl JsonGain<'_> {
+    fn emit(this: Option<&Self>, e: &mut Emit<'_>) {
+        let Some(g) = this else { return e.null() };
+        e.open(b'{');
+        e.str_member("metric", g.metric);
+        e.str_member("better", g.better);
+        e.key("low_percent");
+        e.number(g.low_percent);
+        e.key("high_percent");
+        e.number(g.high_percent);
+        e.key("after");
+        match &g.after {
+            Some(a) => a.emit(e),
+            None => e.null(),
+        }
+        e.str_member("assumptions", g.assumptions);
+        e.str_member("evidence", g.evidence);
+        e.str_member("url", g.url);
+        e.close(b'}');
+    }
+}
+
+/// Numbers keyed by role and unit: a finding's `measured_<unit>` and `expected_<unit>`, a gain's
+/// `low_<unit>` and `high_<unit>`.
 struct JsonQuantities {
-    measured: Option<Quantity>,
-    expected: Option<Quantity>,
+    roles: [&'static str; 2],
+    values: [Option<Quantity>; 2],
 }
 
 impl JsonQuantities {
+    fn finding(measured: Option<Quantity>, expected: Option<Quantity>) -> Self {
+        JsonQuantities { roles: ["measured", "expected"], values: [measured, expected] }
+    }
+
+    fn after(low: Quantity, high: Quantity) -> Self {
+        JsonQuantities { roles: ["low", "high"], values: [Some(low), Some(high)] }
+    }
+
     fn entries(&self) -> impl Iterator<Item = (&'static str, f64)> {
-        let key = |role: &'static str, q: &Option<Quantity>| q.map(|q| (quantity_key(role, q), q.value));
-        key("measured", &self.measured).into_iter().chain(key("expected", &self.expected))
+        self.roles
+            .into_iter()
+            .zip(self.values)
+            .filter_map(|(role, q)| q.map(|q| (quantity_key(role, q), q.value)))
     }
 
     fn emit(&self, e: &mut Emit<'_>) {
@@ -130,6 +197,12 @@ impl JsonQuantities {
         }
         e.close(b'}');
     }
+}
+
+/// A number as the emitter writes it (`60`, not `60.0`).
+#[cfg(test)]
+fn number<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    super::emit::number_value(*v).serialize(s)
 }
 
 #[cfg(test)]
@@ -152,6 +225,14 @@ fn quantity_key(role: &'static str, q: Quantity) -> &'static str {
         ("measured", Ms) => "measured_ms",
         ("measured", Percent) => "measured_percent",
         ("measured", Count) => "measured_count",
+        ("low", Bytes) => "low_bytes",
+        ("low", Ms) => "low_ms",
+        ("low", Percent) => "low_percent",
+        ("low", Count) => "low_count",
+        ("high", Bytes) => "high_bytes",
+        ("high", Ms) => "high_ms",
+        ("high", Percent) => "high_percent",
+        ("high", Count) => "high_count",
         (_, Bytes) => "expected_bytes",
         (_, Ms) => "expected_ms",
         (_, Percent) => "expected_percent",
@@ -218,6 +299,7 @@ struct JsonFinding<'a> {
     field: Option<&'a str>,
     location: Option<JsonLocation>,
     fix: &'a str,
+    gain: Option<JsonGain<'a>>,
     waived: bool,
     waiver: Option<JsonWaiver<'a>>,
     fingerprint: String,
@@ -372,6 +454,8 @@ impl JsonFinding<'_> {
         e.key("location");
         JsonLocation::emit(self.location.as_ref(), e);
         e.str_member("fix", self.fix);
+        e.key("gain");
+        JsonGain::emit(self.gain.as_ref(), e);
         e.key("waived");
         e.bool(self.waived);
         e.key("waiver");
@@ -443,7 +527,7 @@ impl<W: Write> JsonWriter<W> {
 struct JsonRender;
 
 impl Render for JsonRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let host = JsonHost {
             host: &report.host,
             sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
@@ -472,14 +556,12 @@ impl Render for JsonRender {
                     message: &f.message,
                     measured: f.measured.as_deref(),
                     expected: f.expected.as_deref(),
-                    quantities: JsonQuantities {
-                        measured: f.measured_quantity,
-                        expected: f.expected_quantity,
-                    },
+                    quantities: JsonQuantities::finding(f.measured_quantity, f.expected_quantity),
                     entity: JsonEntity::new(&f.entity),
                     field: f.field.as_deref(),
                     location: locate_finding(view, f).map(Into::into),
                     fix: &f.fix,
+                    gain: f.gain.as_ref().map(JsonGain::from),
                     waived: f.is_waived(),
                     waiver: f.waiver.as_ref().map(|w| JsonWaiver {
                         reason: &w.reason,
@@ -683,14 +765,24 @@ mod tests {
             message: &tricky,
             measured: some.then_some("10 %"),
             expected: some.then_some(tricky.as_str()),
-            quantities: JsonQuantities {
-                measured: some.then_some(Quantity::percent(10.0)),
-                expected: some.then_some(Quantity::ms(149.4)),
-            },
+            quantities: JsonQuantities::finding(
+                some.then_some(Quantity::percent(10.0)),
+                some.then_some(Quantity::ms(149.4)),
+            ),
             entity: entity("k"),
             field: some.then_some("growth"),
             location: some.then(location),
             fix: "ALTER DATABASE [x]\n\tMODIFY FILE (NAME = N'x', FILEGROWTH = 64MB);",
+            gain: some.then(|| JsonGain {
+                metric: &tricky,
+                better: "lower",
+                low_percent: 60.0,
+                high_percent: 98.7,
+                after: waived.then(|| JsonQuantities::after(Quantity::ms(0.1), Quantity::ms(3.1))),
+                assumptions: &tricky,
+                evidence: "e",
+                url: "https://example.com/(x)",
+            }),
             waived,
             waiver: waived.then(|| JsonWaiver {
                 reason: &tricky,

@@ -27,7 +27,7 @@ use spindle_core::view::HostView;
 
 use crate::ci::{Place, finding_lines, not_judged, repo_path, xml_chars};
 use crate::text::run_summary;
-use crate::{Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, locate_not_evaluated};
+use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, locate_not_evaluated};
 
 /// Characters of a `message` attribute: one line a CI system shows beside the test's name.
 const MESSAGE_CHARS: usize = 512;
@@ -197,7 +197,7 @@ impl JunitRender {
 }
 
 impl Render for JunitRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let host = untrusted::name(&report.host);
         let mut suite = TestSuite::new(host.as_ref());
         if let Some(why) = not_judged(report) {

@@ -337,24 +337,34 @@ impl Rendered {
 /// Renders hosts for a writer. Rendering needs only the host (its view and report), so hosts can
 /// be rendered on several threads at once; the writer then appends them one by one, in order.
 pub trait Render: Send + Sync {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered>;
-    /// [`Render::render`] knowing how the host was checked; writers that do not show it render
-    /// as without.
-    fn render_in(
-        &self,
-        view: &HostView,
-        report: &HostReport,
-        _context: &HostContext<'_>,
-    ) -> io::Result<Rendered> {
-        self.render(view, report)
+    /// Renders a host knowing how it was checked (the packs, the order of its findings);
+    /// writers that do not show it render as without.
+    fn render_in(&self, view: &HostView, report: &HostReport, context: &HostContext) -> io::Result<Rendered>;
+
+    /// [`Render::render_in`] with the default context: the triage order, no packs named.
+    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+        self.render_in(view, report, &HostContext::default())
     }
 }
 
-/// How a host was checked, beyond its view and report: what the text report's header shows.
+/// How a host was checked, beyond its view and report: what the text report's header shows,
+/// and the order the reports people read list its findings in.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HostContext<'a> {
     /// The packs that judged the host, as named (a builtin pack's name or a file's path).
     pub packs: &'a [String],
+    pub order: Order,
+}
+
+/// The order of a host's findings in the reports people read (`spindle check --sort`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Order {
+    /// The most serious and most harmful first (docs/report-text.md).
+    #[default]
+    Triage,
+    /// The largest expected gain first ([`Gain::rank`](spindle_core::gain::Gain::rank)), then the
+    /// findings with no estimate in triage order.
+    Gain,
 }
 
 /// A report format, written as the run goes: `begin`, then each host rendered by
@@ -679,6 +689,7 @@ mod tests {
             entity: EntityRef { key: key.into(), label: String::new(), origins: vec![] },
             field: field.map(Into::into),
             fix: String::new(),
+            gain: None,
             waiver: None,
             baseline: None,
         }

@@ -178,16 +178,7 @@ impl MarkdownRender {
 }
 
 impl Render for MarkdownRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
-        self.render_in(view, report, &HostContext::default())
-    }
-
-    fn render_in(
-        &self,
-        view: &HostView,
-        report: &HostReport,
-        context: &HostContext<'_>,
-    ) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, context: &HostContext) -> io::Result<Rendered> {
         Rendered::one_block(|buf| self.write_host(buf, view, report, context))
     }
 }

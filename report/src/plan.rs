@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use spindle_core::plan::{Command, Gain, Lang, Phase, Plan, Step};
+use spindle_core::plan::{Command, Lang, Phase, Plan, Step};
 use spindle_core::quote::{ps_string, sh_word};
 use spindle_core::units::plural;
 use spindle_core::untrusted;
@@ -95,15 +95,6 @@ fn codes(step: &Step) -> String {
         .join(", ")
 }
 
-fn gain_line(g: &Gain) -> String {
-    let range = if (g.low_percent - g.high_percent).abs() < 0.5 {
-        format!("about +{:.0} %", g.high_percent)
-    } else {
-        format!("+{:.0} % to +{:.0} %", g.low_percent, g.high_percent)
-    };
-    format!("{range} {} (estimate, not a promise)", g.metric)
-}
-
 /// Steps numbered across the plan, in plan order.
 fn numbered(plan: &Plan) -> impl Iterator<Item = (usize, &Step)> {
     plan.steps.iter().enumerate().map(|(i, s)| (i + 1, s))
@@ -130,11 +121,11 @@ fn text(plan: &Plan) -> String {
             writeln!(out, "{}", wrap::paragraph(&line(p), WIDTH, "   before: ", "           ")).unwrap();
         }
         if let Some(g) = &s.gain {
-            writeln!(out, "{}", wrap::paragraph(&line(&gain_line(g)), WIDTH, "   gain: ", "         "))
-                .unwrap();
-            writeln!(out, "{}", wrap::paragraph(&line(&g.assumptions), WIDTH, "         ", "         "))
-                .unwrap();
-            writeln!(out, "         {} <{}>", line(&g.evidence), line(&g.url)).unwrap();
+            writeln!(out, "{}", wrap::paragraph(&line(&g.line()), WIDTH, "   gain: ", "         ")).unwrap();
+            let assumes = format!("assumes {}", g.assumptions);
+            writeln!(out, "{}", wrap::paragraph(&line(&assumes), WIDTH, "         ", "         ")).unwrap();
+            let source = format!("source: {} <{}>", g.evidence, g.url);
+            writeln!(out, "{}", wrap::paragraph(&line(&source), WIDTH, "         ", "         ")).unwrap();
         }
         for c in &s.commands {
             writeln!(out, "   {}:", c.lang.name()).unwrap();
@@ -196,8 +187,8 @@ fn markdown(plan: &Plan) -> String {
         if let Some(g) = &s.gain {
             writeln!(
                 out,
-                "**Expected gain:** {}. {} Source: [{}]({})\n",
-                e(&gain_line(g)),
+                "**Expected gain:** {}. Assumes {} Source: [{}]({})\n",
+                e(&g.line()),
                 e(&g.assumptions),
                 e(&g.evidence),
                 g.url.replace(')', "%29").replace('(', "%28")
@@ -252,7 +243,7 @@ fn step_header(out: &mut String, prefix: &str, n: usize, s: &Step) {
         writeln!(out, "{prefix}Before: {}", line(p)).unwrap();
     }
     if let Some(g) = &s.gain {
-        writeln!(out, "{prefix}Gain: {} ({})", line(&gain_line(g)), line(&g.url)).unwrap();
+        writeln!(out, "{prefix}Gain: {} ({})", line(&g.line()), line(&g.url)).unwrap();
     }
     if let Some(i) = &s.instructions {
         comment(out, prefix, i);

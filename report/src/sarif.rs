@@ -16,11 +16,13 @@ use serde::Serialize;
 
 use super::provenance::{AppliedParam, RunProvenance};
 use super::{
-    FactLocation, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind, fingerprint,
-    locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented, write_indented,
+    FactLocation, HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind,
+    fingerprint, locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented,
+    write_indented,
 };
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Quantity};
+use spindle_core::gain::Gain;
 use spindle_core::view::HostView;
 
 /// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
@@ -263,7 +265,7 @@ impl SarifRender {
 }
 
 impl Render for SarifRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let mut out = Rendered::new();
         if self.shared {
             // Which log the host goes to, and which rules that log lists.
@@ -355,6 +357,7 @@ impl Render for SarifRender {
                     measured: f.measured.as_deref(),
                     expected: f.expected.as_deref(),
                     quantities: Quantities { measured: f.measured_quantity, expected: f.expected_quantity },
+                    gain: f.gain.as_ref().map(GainInfo::from),
                     waiver: waiver.map(|w| WaiverInfo {
                         reason: &w.reason,
                         source: &w.source,
@@ -613,9 +616,69 @@ struct ResultProperties<'a> {
     /// `measuredBytes`, `expectedMs`, ...: the numbers behind `measured` and `expected`.
     #[serde(flatten)]
     quantities: Quantities,
+    /// What fixing it is expected to gain, where a public measurement supports an estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gain: Option<GainInfo<'a>>,
     /// Present for every waiver, expired or not (an expired one has no suppression).
     #[serde(skip_serializing_if = "Option::is_none")]
     waiver: Option<WaiverInfo<'a>>,
+}
+
+/// An expected gain as a result property: the range in percent (both ends positive, `better`
+/// says which way), the value after the fix (`afterLowMs`, `afterHighMs`) when the evidence
+/// gives one, and the public measurement.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GainInfo<'a> {
+    metric: &'a str,
+    better: &'static str,
+    low_percent: serde_json::Value,
+    high_percent: serde_json::Value,
+    #[serde(flatten)]
+    after: After,
+    assumptions: &'a str,
+    evidence: &'a str,
+    url: &'a str,
+}
+
+impl<'a> From<&'a Gain> for GainInfo<'a> {
+    fn from(g: &'a Gain) -> Self {
+        GainInfo {
+            metric: &g.metric,
+            better: g.better.as_str(),
+            low_percent: super::emit::number_value(g.low_percent),
+            high_percent: super::emit::number_value(g.high_percent),
+            after: After(g.after),
+            assumptions: &g.assumptions,
+            evidence: &g.evidence,
+            url: &g.url,
+        }
+    }
+}
+
+struct After(Option<(Quantity, Quantity)>);
+
+impl Serialize for After {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some((low, high)) = self.0 {
+            for (role, q) in [("afterLow", low), ("afterHigh", high)] {
+                m.serialize_entry(&format!("{role}{}", unit_suffix(q)), &super::emit::number_value(q.value))?;
+            }
+        }
+        m.end()
+    }
+}
+
+fn unit_suffix(q: Quantity) -> &'static str {
+    use spindle_core::finding::Unit::*;
+    match q.unit {
+        Bytes => "Bytes",
+        Ms => "Ms",
+        Percent => "Percent",
+        Count => "Count",
+    }
 }
 
 /// A finding's numbers as result properties, the unit in the name (`measuredBytes: 32256`).
@@ -627,17 +690,10 @@ struct Quantities {
 impl Serialize for Quantities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        use spindle_core::finding::Unit::*;
         let mut m = s.serialize_map(None)?;
         for (role, q) in [("measured", self.measured), ("expected", self.expected)] {
             let Some(q) = q else { continue };
-            let unit = match q.unit {
-                Bytes => "Bytes",
-                Ms => "Ms",
-                Percent => "Percent",
-                Count => "Count",
-            };
-            m.serialize_entry(&format!("{role}{unit}"), &super::emit::number_value(q.value))?;
+            m.serialize_entry(&format!("{role}{}", unit_suffix(q)), &super::emit::number_value(q.value))?;
         }
         m.end()
     }

@@ -196,16 +196,7 @@ fn short_label<'a>(label: &'a str, host: &str) -> &'a str {
 }
 
 impl Render for TextRender {
-    fn render(&self, view: &HostView, report: &HostReport) -> io::Result<Rendered> {
-        self.render_in(view, report, &HostContext::default())
-    }
-
-    fn render_in(
-        &self,
-        view: &HostView,
-        report: &HostReport,
-        context: &HostContext<'_>,
-    ) -> io::Result<Rendered> {
+    fn render_in(&self, view: &HostView, report: &HostReport, context: &HostContext) -> io::Result<Rendered> {
         Rendered::one_block(|buf| self.write_host(buf, view, report, context))
     }
 }
@@ -263,7 +254,7 @@ impl TextRender {
                 writeln!(out, "{}", self.wrap(&value, &format!("  {key:<10} "), &" ".repeat(13)))?;
             }
         }
-        let groups = groups::groups(&report.findings);
+        let groups = groups::groups(&report.findings, context.order);
         self.write_summary(out, report, &groups)?;
         if o.detail == Detail::Quiet {
             return writeln!(out);
@@ -359,6 +350,7 @@ impl TextRender {
             writeln!(out, "{}", self.wrap(&format!("expected: {}", untrusted::message(e)), "  ", "    "))?;
         }
         let host = report.host.as_str();
+        self.write_gains(out, g, host)?;
         let every_message = o.detail == Detail::Verbose && !g.one_message();
         for f in &g.findings {
             let label = untrusted::label(short_label(&f.entity.label, host));
@@ -403,6 +395,32 @@ impl TextRender {
                 writeln!(out, "{}", self.wrap(&format!("fix for {}:", names.join(", ")), "  ", "    "))?;
                 writeln!(out, "{}", wrap::reflow(&fix, o.width, "    ", "    "))?;
             }
+        }
+        Ok(())
+    }
+
+    /// What fixing the group is expected to gain: each distinct estimate once, with its
+    /// assumptions and source, naming the entities when the group's findings differ.
+    fn write_gains(&self, out: &mut Vec<u8>, g: &Group<'_>, host: &str) -> io::Result<()> {
+        let gains = g.gains();
+        let every = gains.len() == 1 && gains[0].1.len() == g.findings.len();
+        for (gain, at) in gains {
+            let lead = if every {
+                "gain: ".to_string()
+            } else {
+                let names: Vec<String> = at
+                    .iter()
+                    .map(|&i| untrusted::label(short_label(&g.findings[i].entity.label, host)).into_owned())
+                    .collect();
+                format!("gain for {}: ", names.join(", "))
+            };
+            let text = format!("{lead}{}", untrusted::message(&gain.line()));
+            writeln!(out, "{}", self.wrap(&text, "  ", "        "))?;
+            let why = format!("assumes {}", untrusted::message(&gain.assumptions));
+            writeln!(out, "{}", self.wrap(&why, "        ", "        "))?;
+            let source =
+                format!("source: {} <{}>", untrusted::message(&gain.evidence), untrusted::name(&gain.url));
+            writeln!(out, "{}", self.wrap(&source, "        ", "        "))?;
         }
         Ok(())
     }

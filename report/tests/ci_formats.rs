@@ -62,6 +62,7 @@ fn host(n: &str) -> (HostView, HostReport) {
         entity: parts[0].clone(),
         field: Some("offset_bytes".into()),
         fix: n.into(),
+        gain: None,
         waiver,
         baseline: None,
     };

@@ -83,6 +83,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
         entity: part.clone(),
         field: Some("offset_bytes".into()),
         fix: format!("{n} `{n}`\n\n```sql\n{n}\n```\n{n}"),
+        gain: None,
         waiver,
         baseline: None,
     };

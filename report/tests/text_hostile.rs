@@ -96,6 +96,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
                 entity: entity.clone(),
                 field: Some(field.into()),
                 fix: n.into(),
+                gain: None,
                 waiver,
                 baseline: None,
             });

@@ -6,6 +6,7 @@ pub mod alignment;
 pub mod capacity;
 mod commands;
 pub mod format;
+mod gain;
 pub mod growth;
 pub mod latency;
 pub mod media;
@@ -36,10 +37,13 @@ pub fn all() -> Vec<&'static BuiltinRule> {
 /// The README's rule table (Markdown), one row per rule from its declaration: `spindle rules
 /// --format markdown` prints it and `cargo xtask docs` writes it into the README.
 pub fn markdown_table() -> String {
-    let mut out = String::from("| Code | Name | Default severity | Checks |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("| Code | Name | Default severity | Checks | Gain estimate |\n|---|---|---|---|---|\n");
     for r in all() {
         let m = &r.meta;
-        out.push_str(&format!("| {} | `{}` | {} | {} |\n", m.code, m.name, m.severity, m.summary));
+        // The rules whose docs state the public measurement an estimate comes from.
+        let gain = if m.docs().contains("\n## Expected gain\n") { "yes" } else { "—" };
+        out.push_str(&format!("| {} | `{}` | {} | {} | {gain} |\n", m.code, m.name, m.severity, m.summary));
     }
     out
 }

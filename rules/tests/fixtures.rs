@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 use spindle_core::date::Date;
 use spindle_core::declare::Declarations;
 use spindle_core::digest::digest;
-use spindle_core::engine::{ActiveRule, check_host};
+use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::load::parse_snapshot;
 use spindle_core::params::Params;
+use spindle_core::references::reference_urls;
+use spindle_core::rule::BuiltinRule;
 use spindle_core::view::HostView;
 
 /// One test per fixture folder. A folder missing from the list, or listed without a folder,
@@ -65,6 +67,72 @@ fn every_rule_has_fixtures() {
     assert_eq!(codes, LISTED, "every builtin rule has a fixture folder, and every folder a rule");
 }
 
+/// The expected gains of the findings (the digest leaves them out: a plugin twin has none).
+fn gains(report: &HostReport) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        if let Some(g) = &f.gain {
+            out.push_str(&format!(
+                "gain {} {}: {}\n  assumes {}\n  {}\n",
+                f.code,
+                f.entity.label,
+                g.line(),
+                g.assumptions,
+                g.url
+            ));
+        }
+    }
+    out
+}
+
+/// An estimate a rule attaches is stated in its docs, under "Expected gain", with the public
+/// measurement among its References.
+fn assert_gains_documented(rule: &BuiltinRule, report: &HostReport) {
+    let docs = rule.meta.docs();
+    for g in report.findings.iter().filter_map(|f| f.gain.as_ref()) {
+        assert!(
+            docs.contains("\n## Expected gain\n"),
+            "{}: a finding has a gain its docs do not state",
+            rule.meta.code
+        );
+        assert!(
+            reference_urls(&docs).contains(&g.url.as_str()),
+            "{}: the gain's source {} is not among its References",
+            rule.meta.code,
+            g.url
+        );
+    }
+}
+
+#[test]
+fn every_rule_that_states_a_gain_shows_one_in_a_fixture() {
+    for rule in spindle_rules::all() {
+        if !rule.meta.docs().contains("\n## Expected gain\n") {
+            continue;
+        }
+        let code = rule.meta.code;
+        let active = [ActiveRule {
+            rule,
+            code: code.to_string(),
+            severity: rule.meta.severity,
+            params: Params::defaults(rule.meta.params),
+        }];
+        let dir = root().join(code);
+        let any = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .any(|file| {
+                let text = fs::read_to_string(&file).unwrap();
+                let doc = parse_snapshot(&file.display().to_string(), text).unwrap();
+                let view = HostView::build(vec![doc], Declarations::default());
+                let report = check_host(&active, &view, &[], Date::parse("2026-01-01").unwrap());
+                report.findings.iter().any(|f| f.gain.is_some())
+            });
+        assert!(any, "{code}'s docs state an expected gain, but none of its fixtures shows one");
+    }
+}
+
 /// Checks every case of `code`, then fails naming each case whose output differs (insta has
 /// printed each diff as it went).
 fn check_code(code: &str) {
@@ -93,12 +161,13 @@ fn check_code(code: &str) {
             let view = HostView::build(vec![doc], Declarations::default());
             let report = check_host(&active, &view, &[], Date::parse("2026-01-01").unwrap());
             assert!(report.errors.is_empty(), "{code} failed: {:?}", report.errors);
+            assert_gains_documented(rule, &report);
             insta::with_settings!({
                 snapshot_path => dir.clone(),
                 prepend_module_to_snapshot => false,
                 omit_expression => true,
             }, {
-                insta::assert_snapshot!(name.as_str(), digest(&report));
+                insta::assert_snapshot!(name.as_str(), digest(&report) + &gains(&report));
             });
         }));
         if outcome.is_err() {

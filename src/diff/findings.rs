@@ -184,6 +184,7 @@ mod tests {
             entity: EntityRef { key: key.into(), label: key.into(), origins: vec![] },
             field: Some("f".into()),
             fix: String::new(),
+            gain: None,
             waiver: None,
             baseline: None,
         }

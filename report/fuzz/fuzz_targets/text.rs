@@ -87,6 +87,7 @@ fn report(v: &HostView, p: &mut Pool) -> HostReport {
             entity,
             field: Some(field),
             fix: p.next(),
+            gain: None,
             waiver,
             baseline: None,
         });

@@ -14,9 +14,9 @@ use spindle_core::view::HostView;
 
 use super::{LISTED, State, causes, details, rows, short_label};
 use crate::fix::{self, Block, Inline};
-use crate::text::groups::groups;
+use crate::text::groups::{Group, groups};
 use crate::text::{header, location_text};
-use crate::{HostContext, RuleInfo, Summary};
+use crate::{HostContext, Order, RuleInfo, Summary};
 
 /// How a format writes the pieces of a host's body. Strings given as `escaped` come from the
 /// data and were escaped by `spindle_core::untrusted`; the format escapes them again by its own
@@ -143,7 +143,7 @@ pub(crate) fn write(
         )?;
     }
     m.table_end(out)?;
-    write_findings(m, out, view, report)?;
+    write_findings(m, out, view, report, context.order)?;
     write_waived(m, out, view, report)?;
     write_not_evaluated(m, out, report)
 }
@@ -152,8 +152,14 @@ fn label(m: &dyn Markup, f: &Finding, host: &str) -> String {
     m.name(&untrusted::label(short_label(&f.entity.label, host)))
 }
 
-fn write_findings(m: &dyn Markup, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {
-    let groups = groups(&report.findings);
+fn write_findings(
+    m: &dyn Markup,
+    out: &mut Vec<u8>,
+    view: &HostView,
+    report: &HostReport,
+    order: Order,
+) -> io::Result<()> {
+    let groups = groups(&report.findings, order);
     if groups.is_empty() {
         return Ok(());
     }
@@ -197,24 +203,44 @@ fn write_findings(m: &dyn Markup, out: &mut Vec<u8>, view: &HostView, report: &H
             m.row(out, &cells)?;
         }
         m.table_end(out)?;
+        for (gain, at) in g.gains() {
+            let lead = if at.len() == g.findings.len() {
+                m.strong("Expected gain:")
+            } else {
+                m.strong(&format!("Expected gain for {}:", entity_names(m, g, &at, host)))
+            };
+            m.paragraph(
+                out,
+                &format!(
+                    "{lead} {}. Assumes {} Source: {} ({}).",
+                    prose(&gain.line()),
+                    prose(&gain.assumptions),
+                    prose(&gain.evidence),
+                    m.name_inline(&untrusted::name(&gain.url))
+                ),
+            )?;
+        }
         let fixes = g.fixes();
         let single = fixes.len() == 1;
         for (fix, at) in fixes.into_iter().filter(|(fix, _)| !fix.trim().is_empty()) {
             if single {
                 m.paragraph(out, &m.strong("Fix:"))?;
             } else {
-                let names: Vec<String> = at
-                    .iter()
-                    .map(|&i| {
-                        m.name_inline(&untrusted::label(short_label(&g.findings[i].entity.label, host)))
-                    })
-                    .collect();
-                m.paragraph(out, &m.strong(&format!("Fix for {}:", names.join(", "))))?;
+                m.paragraph(out, &m.strong(&format!("Fix for {}:", entity_names(m, g, &at, host))))?;
             }
             write_fix(m, out, fix)?;
         }
     }
     Ok(())
+}
+
+/// The entities of a group at `at`, for a heading that applies to some of them only.
+fn entity_names(m: &dyn Markup, g: &Group<'_>, at: &[usize], host: &str) -> String {
+    let names: Vec<String> = at
+        .iter()
+        .map(|&i| m.name_inline(&untrusted::label(short_label(&g.findings[i].entity.label, host))))
+        .collect();
+    names.join(", ")
 }
 
 fn write_waived(m: &dyn Markup, out: &mut Vec<u8>, view: &HostView, report: &HostReport) -> io::Result<()> {

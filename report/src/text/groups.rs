@@ -7,6 +7,9 @@
 use std::collections::HashMap;
 
 use spindle_core::finding::{Finding, Severity};
+use spindle_core::gain::Gain;
+
+use crate::Order;
 
 /// Findings of one rule with one cause: same code, severity and expected value.
 #[derive(Debug)]
@@ -31,6 +34,25 @@ impl Group<'_> {
             }
         }
         out
+    }
+
+    /// The distinct expected gains of the group, each with the indices it applies to, in order
+    /// of first appearance; findings with none are in no entry.
+    pub fn gains(&self) -> Vec<(&Gain, Vec<usize>)> {
+        let mut out: Vec<(&Gain, Vec<usize>)> = vec![];
+        for (i, f) in self.findings.iter().enumerate() {
+            let Some(g) = &f.gain else { continue };
+            match out.iter_mut().find(|(x, _)| *x == g) {
+                Some((_, at)) => at.push(i),
+                None => out.push((g, vec![i])),
+            }
+        }
+        out
+    }
+
+    /// The largest [`Gain::rank`] among the group's findings, if any has an estimate.
+    pub fn best_gain(&self) -> Option<f64> {
+        self.findings.iter().filter_map(|f| f.gain.as_ref().map(Gain::rank)).reduce(f64::max)
     }
 
     /// Every finding says the same thing (the message names no per-entity value).
@@ -58,8 +80,9 @@ pub(crate) fn impact_tier(code: &str) -> u8 {
 
 /// The unwaived findings (those under a waiver that has expired count again) grouped, in triage
 /// order: severity (error first), then impact tier, then more entities first, then code; groups
-/// still tied keep the order their first finding was reported in.
-pub(crate) fn groups(findings: &[Finding]) -> Vec<Group<'_>> {
+/// still tied keep the order their first finding was reported in. By [`Order::Gain`], the groups
+/// with the largest expected gain come first, those with no estimate after them in triage order.
+pub(crate) fn groups(findings: &[Finding], order: Order) -> Vec<Group<'_>> {
     let mut out: Vec<Group<'_>> = vec![];
     let mut index: HashMap<(Severity, &str, Option<&str>), usize> = HashMap::new();
     for f in findings.iter().filter(|f| !f.is_waived()) {
@@ -80,8 +103,12 @@ pub(crate) fn groups(findings: &[Finding]) -> Vec<Group<'_>> {
     }
     // A stable sort: ties keep the order of first appearance.
     out.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
+        let by_gain = match order {
+            Order::Gain => b.best_gain().unwrap_or(-1.0).total_cmp(&a.best_gain().unwrap_or(-1.0)),
+            Order::Triage => std::cmp::Ordering::Equal,
+        };
+        by_gain
+            .then(b.severity.cmp(&a.severity))
             .then(impact_tier(a.code).cmp(&impact_tier(b.code)))
             .then(b.findings.len().cmp(&a.findings.len()))
             .then(a.code.cmp(b.code))
@@ -108,13 +135,17 @@ mod tests {
             entity: EntityRef { key: entity.into(), label: entity.into(), origins: vec![] },
             field: None,
             fix: fix.into(),
+            gain: None,
             waiver: None,
             baseline: None,
         }
     }
 
     fn order(findings: &[Finding]) -> Vec<(Severity, String, usize)> {
-        groups(findings).iter().map(|g| (g.severity, g.code.to_string(), g.findings.len())).collect()
+        groups(findings, Order::Triage)
+            .iter()
+            .map(|g| (g.severity, g.code.to_string(), g.findings.len()))
+            .collect()
     }
 
     #[test]
@@ -165,7 +196,7 @@ mod tests {
         let mut findings: Vec<Finding> =
             (1..=7).map(|i| f("PLC004", Warning, &format!("t{i}"), "v", "fix")).collect();
         findings.extend([waived, expired, f("PLC004", Warning, "x", "another value", "fix")]);
-        let g = groups(&findings);
+        let g = groups(&findings, Order::Triage);
         assert_eq!(g.len(), 2, "{g:?}");
         assert_eq!(g[0].findings.len(), 8, "seven files and the one whose waiver expired");
         assert_eq!(g[1].expected, Some("another value"));
@@ -180,7 +211,7 @@ mod tests {
             f("GRW001", Warning, "b", "x", "fix b"),
             f("GRW001", Warning, "c", "x", "fix a"),
         ];
-        let g = groups(&findings);
+        let g = groups(&findings, Order::Triage);
         assert_eq!(g[0].fixes(), [("fix a", vec![0, 2]), ("fix b", vec![1])]);
         assert!(!g[0].one_message());
     }

@@ -1,9 +1,11 @@
 use spindle_core::declare_rule;
+use spindle_core::facts::Media;
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
 
 use super::recreate::recreate_partition;
+use crate::gain;
 use crate::straddle::straddle_share;
 
 declare_rule! {
@@ -28,6 +30,15 @@ declare_rule! {
     /// Recreate the partition at an aligned offset (1,024 KiB, the default since Windows Server
     /// 2008; `diskpart create partition primary align=1024`), format it, and move the data back.
     /// A partition cannot be moved in place, so plan the move with the data files offline.
+    ///
+    /// ## Expected gain
+    /// For a partition off even a 4 KiB boundary (sector 63 and its kin) on disks not known to
+    /// be flash: +13 % to +21 % throughput, from the SQLIO measurements of one array before and
+    /// after aligning in Microsoft's alignment paper (random 8 KiB reads +21 %, sequential reads
+    /// +18 %, sequential writes +13 %; random writes +1.5 %), with the share of page and extent
+    /// I/Os that straddle a stripe unit today when the stripe unit is known. An offset that is a
+    /// multiple of 4 KiB but not of the stripe unit, or a partition on SSD, gets no estimate: no
+    /// public measurement covers it.
     ///
     /// ## References
     /// - Microsoft, "Disk Partition Alignment Best Practices for SQL Server" (2009): 64 KiB as the
@@ -81,9 +92,11 @@ fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
                 units::binary(alignment)
             )
         };
+        let mut straddle = None;
         if let Some(stripe) = view.stripe_of_partition(p) {
             let page = straddle_share(offset, 8192, stripe.unit_bytes);
             let extent = straddle_share(offset, 65536, stripe.unit_bytes);
+            straddle = Some((page, extent));
             message.push_str(&format!(
                 "; with a {} stripe unit, {} of 8 KiB page I/Os and {} of 64 KiB extent I/Os straddle two stripe units",
                 units::binary(stripe.unit_bytes),
@@ -92,9 +105,17 @@ fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
             ));
         }
         let fix = recreate_partition(view, p, alignment, &units::binary(alignment));
+        // The measurement was of sector-63 partitions on spinning disks: offsets off even a 4 KiB
+        // boundary, on media that is not known to be flash.
+        let spinning = view
+            .disk(&p.disk_id)
+            .and_then(|d| d.media)
+            .is_none_or(|m| matches!(m, Media::Hdd | Media::Unknown));
+        let gain = (offset % 4096 != 0 && spinning).then(|| gain::realign(straddle));
         cx.report(p, "offset_bytes", message)
             .values(units::bytes(offset), format!("a multiple of {}", units::binary(alignment)))
             .quantities(Quantity::bytes(offset), Quantity::bytes(alignment))
+            .gain(gain)
             .fix(fix);
     }
 }

@@ -10,7 +10,6 @@
 //! must do: a SAN's stripe unit, a plugin's fix, a latency to investigate.
 
 mod files;
-mod gain;
 mod growth;
 mod manual;
 mod rebuild;
@@ -99,11 +98,17 @@ impl<'v> Builder<'v> {
         if !self.in_unit {
             self.unit += 1;
         }
+        let mut gain = None;
         for &i in addressed {
             if !self.used[i] {
                 self.used[i] = true;
                 step.addresses.push(addressed_of(self.findings[i]));
+                gain = spindle_core::gain::best(gain, self.findings[i].gain.as_ref());
             }
+        }
+        // The rules' own estimates: the step that fixes a finding gains what the finding says.
+        if step.gain.is_none() {
+            step.gain = gain.cloned();
         }
         self.steps.push(step);
     }

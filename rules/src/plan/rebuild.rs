@@ -9,8 +9,8 @@ use spindle_core::plan::{Command, Phase, Step};
 use spindle_core::units;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
+use super::Builder;
 use super::subject::{self, Subject};
-use super::{Builder, gain};
 use crate::alignment::recreate::aligned_offset;
 use crate::commands::{
     dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name, volume_of_partition,
@@ -247,7 +247,6 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
         if !linux && old_windows(view) {
             rebuild.instructions = Some(diskpart(r));
         }
-        rebuild.gain = gain::of_rebuild(view, r, &b.findings);
         b.add(rebuild, &r.findings, &all_names);
 
         let mut back = Step::new(

@@ -45,6 +45,7 @@ fn med001(view: &HostView) -> Finding {
         entity: log.entity(),
         field: None,
         fix: String::new(),
+        gain: None,
         waiver: None,
         baseline: None,
     }
