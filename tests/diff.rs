@@ -337,6 +337,48 @@ fn a_sample_is_not_compared_with_a_history() {
 }
 
 #[test]
+fn half_an_hour_since_start_up_is_a_history_and_not_compared_with_a_sample() {
+    let dir = TempDir::new().unwrap();
+    let with_window = |reads, stall_ms, sample_ms: u64, window: &str| {
+        let io = format!(r#""io_stall_write_ms": 0, "sample_ms": {sample_ms}{window}"#);
+        one_file_host("sql01", reads, stall_ms).replace(r#""io_stall_write_ms": 0"#, &io)
+    };
+    // The service started 30 minutes before BEFORE was collected; AFTER is a 5-minute sample.
+    let before = write(
+        dir.path(),
+        "before.json",
+        &with_window(10_000, 200_000, 1_800_000, r#", "window": "since_start""#),
+    );
+    let after =
+        write(dir.path(), "after.json", &with_window(12_000, 60_000, 300_000, r#", "window": "sample""#));
+    let (status, diff) = json(&[s(&before), s(&after)]);
+    assert_eq!(status, Some(0));
+    let f = &diff["hosts"][0]["io"][0];
+    assert_eq!(f["comparable"], false, "{f}");
+    assert!(
+        f["note"].as_str().unwrap().starts_with(
+            "not comparable: BEFORE's counters are cumulative over 30 min, AFTER's sampled over 5 min"
+        ),
+        "{f}"
+    );
+    assert_eq!(
+        (f["before"]["window_recorded"].as_bool(), f["after"]["window_recorded"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert!(f["metrics"].as_array().unwrap().iter().all(|m| m["change_percent"].is_null()));
+
+    // Without the field, half an hour is guessed a sample, and the two are compared.
+    let guessed = write(dir.path(), "guessed.json", &with_window(10_000, 200_000, 1_800_000, ""));
+    let (_, diff) = json(&[s(&guessed), s(&after)]);
+    let f = &diff["hosts"][0]["io"][0];
+    assert_eq!(
+        (f["comparable"].as_bool(), f["before"]["window_recorded"].as_bool()),
+        (Some(true), Some(false)),
+        "{f}"
+    );
+}
+
+#[test]
 fn a_bad_after_file_is_exit_2_naming_it_with_line_and_column_and_nothing_is_written() {
     let dir = TempDir::new().unwrap();
     let good = fs::read_to_string(repo().join(ALIGNED)).unwrap();
