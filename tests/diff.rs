@@ -1,7 +1,9 @@
 //! End-to-end tests of `spindle diff BEFORE AFTER`: what changed between two snapshots of the
 //! same hosts and what it did, on before/after pairs built from the examples (tests/diff/):
 //! the sector-63 ERP server realigned and reformatted as its aligned twin is, the Azure 8-column
-//! Storage Spaces space rebuilt with 16 columns, and a night of drift on the aligned server.
+//! Storage Spaces space rebuilt with 16 columns, then given 8 more disks in its pool, a night of
+//! drift on the aligned server, and the Linux host's log volume reformatted with the data
+//! volume's stripe geometry and mounted without `noatime`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,9 @@ const EIGHT_COLUMNS: &str = "examples/azure-storage-spaces/azsql-oltp01.json";
 const SIXTEEN_COLUMNS: &str = "tests/diff/azure-16-columns/azsql-oltp01.json";
 const ALIGNED: &str = "examples/win2003-aligned/erp-sql2.json";
 const DRIFTED: &str = "tests/diff/drift/erp-sql2.json";
+const POOL_GROWN: &str = "tests/diff/azure-pool-grown/azsql-oltp01.json";
+const LINUX: &str = "examples/linux-xfs-md";
+const LOG_REFORMATTED: &str = "tests/diff/linux-log-reformatted";
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -203,6 +208,79 @@ fn the_16_column_rebuild_of_the_azure_space_shows_columns_interleave_clusters_an
     );
 }
 
+/// The layout changes of the first host, as (kind, entity) pairs.
+fn layout(host: &Value) -> Vec<(&str, &str)> {
+    host["layout"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["entity"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn eight_disks_added_to_the_azure_pool_show_on_the_pool_and_as_disks() {
+    let o = spindle(&[EIGHT_COLUMNS, POOL_GROWN, "--format", "markdown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("markdown-azure-pool-grown", stdout(&o));
+
+    let (_, diff) = json(&[EIGHT_COLUMNS, POOL_GROWN]);
+    let host = &diff["hosts"][0];
+    let changes = layout(host);
+    assert_eq!(changes.len(), 9, "{changes:?}");
+    assert!(
+        changes[..8]
+            .iter()
+            .all(|(kind, entity)| *kind == "disk_added" && entity.starts_with("disk 60022483A1C0E"))
+    );
+    assert_eq!(changes[8], ("pool_disks_added", "pool SQLPool"));
+    let gained = &host["layout"][8];
+    assert_eq!(gained["after"].as_array().unwrap().len(), 8);
+    assert_eq!(gained["after"][0], "60022483A1C0E7F4E82F6C1D9A05B3E6");
+    assert!(gained["before"].is_null());
+    assert!(
+        gained["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("8 disks (16 → 24 in the pool): disk 60022483A1C0E7F4E82F6C1D9A05B3E6, "),
+        "{gained}"
+    );
+    // Five minutes later, the same service: no restart, and the space still spans 8 columns.
+    assert_eq!(host["warnings"], serde_json::json!([]));
+    assert!(codes(&host["findings"]["unchanged"]).contains(&"STR001"), "{}", host["findings"]);
+}
+
+#[test]
+fn the_linux_log_volume_reformatted_with_su_and_sw_and_mounted_without_noatime() {
+    insta::assert_snapshot!("text-linux-log-reformatted", text(LINUX, LOG_REFORMATTED));
+
+    let (_, diff) = json(&[LINUX, LOG_REFORMATTED]);
+    let host = &diff["hosts"][0];
+    let log = "volume /var/opt/mssql/log";
+    assert_eq!(
+        layout(host),
+        [
+            ("fs_stripe_unit", log),
+            ("fs_stripe_width", log),
+            ("mount_option_added", log),
+            ("mount_option_removed", log)
+        ],
+        "sunit= and swidth= are the stripe changes, in bytes; the data volume kept its geometry"
+    );
+    let change = |i: usize| &host["layout"][i];
+    // The options listed no sunit before: the XFS volume had none, which is a change, not a gap.
+    assert_eq!((change(0)["before"].clone(), change(0)["after"].clone()), (Value::Null, 524_288.into()));
+    assert_eq!(change(0)["detail"], "none → 524,288 B (512 KiB)");
+    assert_eq!(change(1)["after"], 1_048_576);
+    assert_eq!(
+        (change(2)["after"].as_str(), change(3)["before"].as_str()),
+        (Some("relatime"), Some("noatime"))
+    );
+    // Dropping noatime is drift the rules see too; the service kept running (no warning).
+    assert_eq!(codes(&host["findings"]["new"]), ["FMT004"]);
+    assert_eq!(host["warnings"], serde_json::json!([]));
+}
+
 #[test]
 fn drift_a_data_file_added_on_the_system_volume_is_new_and_fails_with_fail_on_new() {
     insta::assert_snapshot!("text-drift", text(ALIGNED, DRIFTED));
@@ -333,6 +411,48 @@ fn a_sample_is_not_compared_with_a_history() {
         diff["hosts"][0]["warnings"],
         serde_json::json!([]),
         "a sample is smaller than a history: no restart"
+    );
+}
+
+#[test]
+fn half_an_hour_since_start_up_is_a_history_and_not_compared_with_a_sample() {
+    let dir = TempDir::new().unwrap();
+    let with_window = |reads, stall_ms, sample_ms: u64, window: &str| {
+        let io = format!(r#""io_stall_write_ms": 0, "sample_ms": {sample_ms}{window}"#);
+        one_file_host("sql01", reads, stall_ms).replace(r#""io_stall_write_ms": 0"#, &io)
+    };
+    // The service started 30 minutes before BEFORE was collected; AFTER is a 5-minute sample.
+    let before = write(
+        dir.path(),
+        "before.json",
+        &with_window(10_000, 200_000, 1_800_000, r#", "window": "since_start""#),
+    );
+    let after =
+        write(dir.path(), "after.json", &with_window(12_000, 60_000, 300_000, r#", "window": "sample""#));
+    let (status, diff) = json(&[s(&before), s(&after)]);
+    assert_eq!(status, Some(0));
+    let f = &diff["hosts"][0]["io"][0];
+    assert_eq!(f["comparable"], false, "{f}");
+    assert!(
+        f["note"].as_str().unwrap().starts_with(
+            "not comparable: BEFORE's counters are cumulative over 30 min, AFTER's sampled over 5 min"
+        ),
+        "{f}"
+    );
+    assert_eq!(
+        (f["before"]["window_recorded"].as_bool(), f["after"]["window_recorded"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert!(f["metrics"].as_array().unwrap().iter().all(|m| m["change_percent"].is_null()));
+
+    // Without the field, half an hour is guessed a sample, and the two are compared.
+    let guessed = write(dir.path(), "guessed.json", &with_window(10_000, 200_000, 1_800_000, ""));
+    let (_, diff) = json(&[s(&guessed), s(&after)]);
+    let f = &diff["hosts"][0]["io"][0];
+    assert_eq!(
+        (f["comparable"].as_bool(), f["before"]["window_recorded"].as_bool()),
+        (Some(true), Some(false)),
+        "{f}"
     );
 }
 

@@ -116,6 +116,7 @@ fn a_healthy_server_gives_a_complete_snapshot_in_bytes() {
     let io = &sales["io"];
     assert_eq!((io["num_of_reads"].as_u64(), io["io_stall_read_ms"].as_u64()), (Some(1000), Some(4000)));
     assert_eq!(io["sample_ms"], 86_400_000);
+    assert_eq!(io["window"], "since_start");
 
     // One volume per volume id, with its folder mount point.
     let vols = snap["volumes"].as_array().unwrap();
@@ -239,6 +240,7 @@ fn sampling_reads_the_counters_twice_and_keeps_the_difference() {
     assert_eq!(io["num_of_reads"], 0);
     let covers = io["sample_ms"].as_u64().unwrap();
     assert!((1000..10_000).contains(&covers), "sample_ms {covers}");
+    assert_eq!(io["window"], "sample");
 }
 
 #[test]

@@ -295,6 +295,8 @@ fn file(d: f::DbFile) -> Located<core::DbFile> {
             io_stall_read_ms: io.io_stall_read_ms,
             io_stall_write_ms: io.io_stall_write_ms,
             sample_ms: io.sample_ms,
+            // The 0.2 contract has no such field (it is frozen): not recorded.
+            window: None,
         }),
     };
     located(d.key, d.label, item)

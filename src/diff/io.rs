@@ -8,9 +8,11 @@
 //! average over weeks mixes every workload the server ran; one over a minute is the present. The
 //! two answer different questions, so a sampled side is compared only with a sampled side and a
 //! cumulative one only with a cumulative one: a mixed pair is "not comparable", said rather than
-//! computed. The snapshot does not record which it holds; the window's length tells: at most
-//! [`SAMPLE_MAX_MS`] is a sample of the present, whether `--sample` took it or the service
-//! started within the hour (its counters then cover the same recent span a sample would).
+//! computed. The counters' `window` (`since_start` or `sample`, written by the SQL collector)
+//! says which a side holds. Only when it is absent (a snapshot written before the field, or by a
+//! collector that does not record it) is it guessed from the window's length: at most
+//! [`SAMPLE_MAX_MS`] counts as a sample of the present, whether `--sample` took it or the service
+//! started within the hour.
 //!
 //! Two cumulative readings of one service are ordered: every counter only grows. One that went
 //! backwards, or an uptime that shrank, means the service restarted in between and the counters
@@ -21,7 +23,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use spindle_core::facts::{FileType, IoStats};
+use spindle_core::facts::{FileType, IoStats, IoWindow};
 use spindle_core::units;
 use spindle_core::units::duration;
 use spindle_core::view::{DatabaseView, HostView, Located};
@@ -30,7 +32,8 @@ use spindle_core::view::{DatabaseView, HostView, Located};
 /// default. One slow I/O of `t` ms moves an average over `n` by `t / n`.
 pub const MIN_IOS: u64 = 1000;
 
-/// The longest window counted as a sample of the present rather than a history.
+/// The longest window counted as a sample of the present rather than a history, when the
+/// counters do not say which they are.
 pub const SAMPLE_MAX_MS: u64 = 60 * 60 * 1000;
 
 /// What a side's counters cover.
@@ -47,6 +50,8 @@ pub enum WindowKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IoSide {
     pub window: WindowKind,
+    /// `window` is what the snapshot recorded; `false`: guessed from `window_ms`.
+    pub window_recorded: bool,
     /// `sample_ms`, when recorded.
     pub window_ms: Option<u64>,
     pub reads: u64,
@@ -61,17 +66,19 @@ pub struct IoSide {
 
 impl IoSide {
     fn of(io: &IoStats) -> IoSide {
-        let window = match io.sample_ms {
-            Some(ms) if ms <= SAMPLE_MAX_MS => WindowKind::Sampled,
-            _ => WindowKind::Cumulative,
+        let window = match io.window {
+            Some(IoWindow::Sample) => WindowKind::Sampled,
+            Some(IoWindow::SinceStart) => WindowKind::Cumulative,
+            None => guessed(io.sample_ms),
         };
-        IoSide::with(io, window)
+        IoSide { window_recorded: io.window.is_some(), ..IoSide::with(io, window) }
     }
 
     fn with(io: &IoStats, window: WindowKind) -> IoSide {
         let per_s = |bytes: u64| io.sample_ms.map(|ms| bytes as f64 * 1000.0 / ms as f64);
         IoSide {
             window,
+            window_recorded: false,
             window_ms: io.sample_ms,
             reads: io.num_of_reads,
             writes: io.num_of_writes,
@@ -96,6 +103,14 @@ impl IoSide {
 
     fn busy(&self) -> bool {
         self.reads >= MIN_IOS || self.writes >= MIN_IOS
+    }
+}
+
+/// What counters of an unrecorded kind cover, from their window's length.
+fn guessed(sample_ms: Option<u64>) -> WindowKind {
+    match sample_ms {
+        Some(ms) if ms <= SAMPLE_MAX_MS => WindowKind::Sampled,
+        _ => WindowKind::Cumulative,
     }
 }
 
@@ -409,12 +424,10 @@ fn between(b: &IoStats, a: &IoStats) -> IoSide {
             (Some(bm), Some(am)) if am > bm => Some(am - bm),
             _ => None,
         },
+        // A span between two readings: no collector recorded what it is.
+        window: None,
     };
-    let kind = match d.sample_ms {
-        Some(ms) if ms <= SAMPLE_MAX_MS => WindowKind::Sampled,
-        _ => WindowKind::Cumulative,
-    };
-    IoSide::with(&d, kind)
+    IoSide::with(&d, guessed(d.sample_ms))
 }
 
 /// The measures of either side; a change only where `comparable` and each side has enough.
@@ -452,6 +465,7 @@ mod tests {
             io_stall_read_ms: stall_ms,
             io_stall_write_ms: 0,
             sample_ms,
+            window: None,
         }
     }
 
@@ -481,6 +495,30 @@ mod tests {
             "not comparable: BEFORE's counters are cumulative over 21 days, AFTER's sampled over 1 min"
         ));
         assert!(f.metrics.iter().all(|m| m.change_percent.is_none()));
+    }
+
+    #[test]
+    fn a_recorded_window_is_believed_over_its_length() {
+        const MIN_30: u64 = 30 * 60 * 1000;
+        // A service started half an hour ago: its counters are a history, however short.
+        let since_start = IoStats { window: Some(IoWindow::SinceStart), ..io(10_000, 200_000, Some(MIN_30)) };
+        let sample = IoStats { window: Some(IoWindow::Sample), ..io(12_000, 60_000, Some(5 * 60_000)) };
+        let f = file(&since_start, &sample, false);
+        assert!(!f.comparable, "{f:?}");
+        assert!(
+            f.note
+                .as_deref()
+                .unwrap()
+                .contains("BEFORE's counters are cumulative over 30 min, AFTER's sampled")
+        );
+        assert!(f.before.as_ref().is_some_and(|s| s.window_recorded));
+        // Not recorded, the same half hour is guessed a sample, and compared.
+        let f = file(&io(10_000, 200_000, Some(MIN_30)), &sample, false);
+        assert!(f.comparable && !f.before.as_ref().unwrap().window_recorded);
+        assert_eq!(f.before.unwrap().window, WindowKind::Sampled);
+        // And a sample recorded as one is a sample over any window.
+        let day_sample = IoStats { window: Some(IoWindow::Sample), ..io(1, 1, Some(DAY_MS)) };
+        assert_eq!(IoSide::of(&day_sample).window, WindowKind::Sampled);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use spindle_core::facts::{
-    CollectorReport, Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, MaxSize, NotCollected,
-    OsFamily, SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
+    CollectorReport, Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, IoWindow, MaxSize,
+    NotCollected, OsFamily, SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
 };
 
 use super::rows::{
@@ -20,12 +20,14 @@ pub const PAGE_BYTES: u64 = 8192;
 pub type Missing = String;
 
 /// The I/O counters read, and what they cover.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counters {
     pub rows: Vec<FileStatsRow>,
     /// Milliseconds the counters cover: the service's uptime for cumulative counters, the
     /// interval for a sampled delta. `None` when unknown.
     pub covers_ms: Option<u64>,
+    /// Cumulative since start-up (one reading), or a sample (two readings' difference).
+    pub window: IoWindow,
 }
 
 /// Everything one collection read from one server.
@@ -217,7 +219,11 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         .as_ref()
         .map(|ctr| {
             let covers = ctr.covers_ms.or(uptime_ms);
-            ctr.rows.iter().filter_map(|r| Some(((r.database_id, r.file_id), io_stats(r, covers)?))).collect()
+            let window = ctr.window;
+            ctr.rows
+                .iter()
+                .filter_map(|r| Some(((r.database_id, r.file_id), io_stats(r, covers, window)?)))
+                .collect()
         })
         .unwrap_or_default();
 
@@ -285,7 +291,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
     }
 }
 
-fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>) -> Option<IoStats> {
+fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>, window: IoWindow) -> Option<IoStats> {
     Some(IoStats {
         num_of_reads: u64::try_from(r.num_of_reads).ok()?,
         num_of_writes: u64::try_from(r.num_of_writes).ok()?,
@@ -296,6 +302,7 @@ fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>) -> Option<IoStats> {
         // A window of 0 ms (a service that has just started) covers no I/O: unknown, as snapshots
         // refuse 0.
         sample_ms: covers_ms.filter(|&ms| ms > 0),
+        window: Some(window),
     })
 }
 
@@ -376,6 +383,7 @@ mod tests {
                     ..Default::default()
                 }],
                 covers_ms: Some(60_000),
+                window: IoWindow::Sample,
             })),
             ..Collected::default()
         };
@@ -395,10 +403,41 @@ mod tests {
         assert_eq!(files[0].size_bytes, Some(128 * 8192));
         assert_eq!(files[0].growth, Some(Growth::Percent(10)));
         assert_eq!(files[0].io.unwrap().sample_ms, Some(60_000));
+        assert_eq!(files[0].io.unwrap().window, Some(IoWindow::Sample), "a delta of two reads");
         assert_eq!(files[0].io.unwrap().avg_read_stall_ms(), Some(20.0));
         assert!(files[1].io.is_none(), "no counters read for it");
         assert_eq!(files[2].file_type, FileType::Filestream);
         assert_eq!(files[2].size_bytes, None, "a FILESTREAM container's 0 pages is not its size");
+    }
+
+    #[test]
+    fn one_read_of_the_counters_covers_the_uptime_since_start_up() {
+        let c = Collected {
+            server: server(),
+            sys_info: Some(Ok(SysInfoRow { uptime_s: Some(1800), ..SysInfoRow::default() })),
+            databases: Some(Ok(vec![DatabaseRow {
+                database_id: 5,
+                name: "Sales".into(),
+                ..DatabaseRow::default()
+            }])),
+            files: Some(Ok(vec![file(5, 1, 0, "Sales", 128)])),
+            counters: Some(Ok(Counters {
+                rows: vec![FileStatsRow {
+                    database_id: 5,
+                    file_id: 1,
+                    num_of_reads: 4,
+                    ..Default::default()
+                }],
+                covers_ms: None,
+                window: IoWindow::SinceStart,
+            })),
+            ..Collected::default()
+        };
+        let s = snapshot(c, "fallback");
+        let io =
+            s.sql_instances.unwrap()[0].databases.as_ref().unwrap()[0].files.as_ref().unwrap()[0].io.unwrap();
+        // Half an hour of uptime is no sample: the window says what the counters are.
+        assert_eq!((io.sample_ms, io.window), (Some(1_800_000), Some(IoWindow::SinceStart)));
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub use crate::target;
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt as _;
-use spindle_core::facts::{NotCollected, Snapshot};
+use spindle_core::facts::{IoWindow, NotCollected, Snapshot};
 use tiberius::{QueryItem, Row};
 
 use self::connect::{ConnectError, Meter, Settings, SqlClient};
@@ -251,7 +251,7 @@ impl Session<'_> {
             Err(e) => return Ok(Err(e)),
         };
         let Some(interval) = sample else {
-            return Ok(Ok(Counters { rows: first, covers_ms: None }));
+            return Ok(Ok(Counters { rows: first, covers_ms: None, window: IoWindow::SinceStart }));
         };
         let started = Instant::now();
         // The sampling interval itself: the counters must accumulate for this long.
@@ -261,8 +261,11 @@ impl Session<'_> {
             Err(e) => return Ok(Err(e)),
         };
         let measured_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        Ok(sample::delta(&first, &second, measured_ms)
-            .map(|(rows, covers)| Counters { rows, covers_ms: Some(covers) }))
+        Ok(sample::delta(&first, &second, measured_ms).map(|(rows, covers)| Counters {
+            rows,
+            covers_ms: Some(covers),
+            window: IoWindow::Sample,
+        }))
     }
 
     /// The engine's service row; builds without the instant file initialization column answer

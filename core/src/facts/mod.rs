@@ -11,7 +11,7 @@ mod storage;
 
 pub use host::{CloudProvider, CollectorReport, Host, NotCollected, OsFamily};
 pub use merge::{Merge, norm_path, norm_volume_id, same_path};
-pub use sql::{Database, DatabaseRole, DbFile, FileType, Growth, IoStats, MaxSize, SqlInstance};
+pub use sql::{Database, DatabaseRole, DbFile, FileType, Growth, IoStats, IoWindow, MaxSize, SqlInstance};
 pub use storage::{
     Backing, DYNAMIC_DISK_STRIPE_UNIT_BYTES, Disk, FsKind, Media, Partition, PartitionStyle, RaidKind,
     RaidSet, StoragePool, VirtualDisk, Volume,

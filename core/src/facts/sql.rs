@@ -144,8 +144,8 @@ pub enum MaxSize {
     Bytes(u64),
 }
 
-/// Cumulative counters of `sys.dm_io_virtual_file_stats` (since the instance started, or the
-/// difference between two samples).
+/// Counters of `sys.dm_io_virtual_file_stats`: cumulative since the instance started, or the
+/// difference between two readings (`window` says which, `sample_ms` how long they cover).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -161,6 +161,24 @@ pub struct IoStats {
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "positive_ms")]
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub sample_ms: Option<u64>,
+    /// What the counters cover: `since_start`, everything since the instance started (the
+    /// DMV's own counters; `sample_ms` is then the uptime), or `sample`, the difference of two
+    /// readings `sample_ms` apart (`collect sql --sample`). A week's average and a minute's answer
+    /// different questions, so they are not compared with each other. Absent: not recorded
+    /// (snapshots from before the field); a reader may then only guess from `sample_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<IoWindow>,
+}
+
+/// What a file's I/O counters cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum IoWindow {
+    /// Cumulative since the instance started.
+    SinceStart,
+    /// The difference of two readings a short time apart.
+    Sample,
 }
 
 /// A window of 0 ms covers no I/O: averages over it mean nothing, so such a file is refused

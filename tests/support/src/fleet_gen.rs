@@ -500,6 +500,7 @@ impl FileMaker<'_> {
                 io_stall_read_ms: reads * read_lat / 10,
                 io_stall_write_ms: writes * write_lat / 10,
                 sample_ms: Some(self.uptime_ms),
+                window: Some(IoWindow::SinceStart),
             }),
         }
     }
