@@ -544,6 +544,6 @@ fn output_goes_to_a_file_atomically_and_names_from_the_snapshots_are_escaped() {
     assert!(stdout(&o).is_empty());
     let written = fs::read_to_string(&out).unwrap();
     assert!(!written.contains('\u{1b}'), "{written:?}");
-    assert!(written.contains("database added     MSSQLSERVER › ERP\\e[2J"), "{written}");
-    assert!(written.contains("database removed   MSSQLSERVER › ERP_PROD"), "{written}");
+    assert!(written.contains("database added   MSSQLSERVER › ERP\\e[2J"), "{written}");
+    assert!(written.contains("database removed MSSQLSERVER › ERP_PROD"), "{written}");
 }

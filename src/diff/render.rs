@@ -193,10 +193,12 @@ fn text_host(h: &HostDiff, w: &mut dyn Write) -> io::Result<()> {
         return Ok(());
     }
     section(w, "Layout changes", h.layout.len())?;
+    // One column for the kinds of this host's changes, as wide as the longest.
+    let kind_width = h.layout.iter().map(|c| c.kind.describe().chars().count()).max().unwrap_or(0);
     for c in &h.layout {
         writeln!(
             w,
-            "    {:<18} {}: {}",
+            "    {:<kind_width$} {}: {}",
             c.kind.describe(),
             untrusted::label(&c.entity),
             untrusted::message(&c.detail)
