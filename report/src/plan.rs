@@ -95,6 +95,10 @@ fn codes(step: &Step) -> String {
         .join(", ")
 }
 
+/// What a step that fixes findings says when none of them carries an estimate: silence would
+/// read as "nothing to gain".
+const NO_ESTIMATE: &str = "no estimate (no public measurement covers this change)";
+
 /// Steps numbered across the plan, in plan order.
 fn numbered(plan: &Plan) -> impl Iterator<Item = (usize, &Step)> {
     plan.steps.iter().enumerate().map(|(i, s)| (i + 1, s))
@@ -126,6 +130,8 @@ fn text(plan: &Plan) -> String {
             writeln!(out, "{}", wrap::paragraph(&line(&assumes), WIDTH, "         ", "         ")).unwrap();
             let source = format!("source: {} <{}>", g.evidence, g.url);
             writeln!(out, "{}", wrap::paragraph(&line(&source), WIDTH, "         ", "         ")).unwrap();
+        } else if !s.addresses.is_empty() {
+            writeln!(out, "   gain: {NO_ESTIMATE}").unwrap();
         }
         for c in &s.commands {
             writeln!(out, "   {}:", c.lang.name()).unwrap();
@@ -194,6 +200,8 @@ fn markdown(plan: &Plan) -> String {
                 g.url.replace(')', "%29").replace('(', "%28")
             )
             .unwrap();
+        } else if !s.addresses.is_empty() {
+            writeln!(out, "**Expected gain:** {NO_ESTIMATE}.\n").unwrap();
         }
         for c in &s.commands {
             fenced(&mut out, c);
