@@ -13,6 +13,7 @@ use std::{fs, panic};
 use spindle_core::date::Date;
 use spindle_core::engine::{ActiveRule, HostReport, check_host};
 use spindle_core::facts::{CollectorReport, NotCollected, Snapshot};
+use spindle_core::gain::rank_of;
 use spindle_core::load::{oversized, parse_snapshot};
 use spindle_core::pack::{Config, Selection, UnknownSelector, load_packs};
 use spindle_core::rule::{Rule, RuleMeta, collector_reason};
@@ -633,11 +634,6 @@ struct HowChecked<'a> {
     order: Order,
 }
 
-/// What `--sort gain` ranks a finding by; below every estimate when it has none.
-fn rank(f: &spindle_core::finding::Finding) -> f64 {
-    f.gain.as_ref().map_or(-1.0, spindle_core::gain::Gain::rank)
-}
-
 /// One host: its documents merged into a view, checked, written, counted.
 fn check_and_write(
     engine: &Engine,
@@ -671,7 +667,7 @@ fn check_host_rendered(
     }
     if how.order == Order::Gain {
         // Stable: the findings with no estimate keep the engine's order, after the others.
-        report.findings.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
+        report.findings.sort_by(|a, b| rank_of(b.gain.as_ref()).total_cmp(&rank_of(a.gain.as_ref())));
     }
     let mut counts = Summary::default();
     counts.add(&report);

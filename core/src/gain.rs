@@ -100,6 +100,12 @@ fn quantity(q: Quantity) -> String {
     }
 }
 
+/// What `--sort gain` ranks something by that may have no estimate: [`Gain::rank`], and below
+/// every estimate when there is none.
+pub fn rank_of(gain: Option<&Gain>) -> f64 {
+    gain.map_or(-1.0, Gain::rank)
+}
+
 /// The larger of two gains by [`Gain::rank`]; `a` on a tie.
 pub fn best<'g>(a: Option<&'g Gain>, b: Option<&'g Gain>) -> Option<&'g Gain> {
     match (a, b) {

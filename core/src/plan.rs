@@ -142,7 +142,7 @@ impl Step {
 
     /// The largest gain this step is expected to bring, for `--sort gain` ([`Gain::rank`]).
     pub fn best_gain_percent(&self) -> f64 {
-        self.gain.as_ref().map_or(0.0, Gain::rank)
+        crate::gain::rank_of(self.gain.as_ref())
     }
 }
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use spindle_core::finding::{Finding, Severity};
-use spindle_core::gain::Gain;
+use spindle_core::gain::{Gain, rank_of};
 
 use crate::Order;
 
@@ -50,9 +50,9 @@ impl Group<'_> {
         out
     }
 
-    /// The largest [`Gain::rank`] among the group's findings, if any has an estimate.
-    pub fn best_gain(&self) -> Option<f64> {
-        self.findings.iter().filter_map(|f| f.gain.as_ref().map(Gain::rank)).reduce(f64::max)
+    /// The largest [`rank_of`] among the group's findings: below every estimate when none has one.
+    pub fn best_gain(&self) -> f64 {
+        self.findings.iter().map(|f| rank_of(f.gain.as_ref())).fold(rank_of(None), f64::max)
     }
 
     /// Every finding says the same thing (the message names no per-entity value).
@@ -104,7 +104,7 @@ pub(crate) fn groups(findings: &[Finding], order: Order) -> Vec<Group<'_>> {
     // A stable sort: ties keep the order of first appearance.
     out.sort_by(|a, b| {
         let by_gain = match order {
-            Order::Gain => b.best_gain().unwrap_or(-1.0).total_cmp(&a.best_gain().unwrap_or(-1.0)),
+            Order::Gain => b.best_gain().total_cmp(&a.best_gain()),
             Order::Triage => std::cmp::Ordering::Equal,
         };
         by_gain
