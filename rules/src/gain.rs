@@ -8,6 +8,8 @@ use spindle_core::finding::Quantity;
 use spindle_core::gain::{Better, Gain};
 use spindle_core::units;
 
+use crate::service_time::{ASSUMED_SEEK_MS, TRANSFER_MS, half_revolution_ms, published_seek_ms};
+
 pub(crate) const ALIGNMENT_PAPER: &str =
     "https://learn.microsoft.com/previous-versions/sql/sql-server-2008/dd758814(v=sql.100)";
 pub(crate) const SPACES_GUIDE: &str =
@@ -78,28 +80,14 @@ pub(crate) fn columns(from: u32, to: u32) -> Option<Gain> {
     })
 }
 
-/// Transfer time of one 8 KiB I/O on an enterprise hard disk.
-const TRANSFER_MS: f64 = 0.1;
-/// Average seek assumed for a drive of another rotation speed (LAT003's `other_seek_ms`).
-const OTHER_SEEK_MS: f64 = 8.5;
-
-/// Seek and average rotational latency (half a revolution) of a drive of `rpm`: the published
-/// enterprise figures at 10,000 and 15,000 rpm, else half a revolution and an assumed seek.
-fn seek_and_rotation_ms(rpm: u32) -> (f64, f64) {
-    match rpm {
-        10_000 => (4.6, 3.0),
-        15_000 => (3.3, 2.0),
-        r => (OTHER_SEEK_MS, 30_000.0 / f64::from(r)),
-    }
-}
-
 /// A log moved off the spindles it shares with data files onto disks of its own, of the same
 /// `rpm`: its writes stop paying a seek. `measured_write_ms`: the log's average write stall
 /// today, when enough writes were counted. `None` when the rotation speed is unknown, or the log
 /// already writes as fast as its own spindles would let it (a controller cache absorbs it).
 pub(crate) fn log_own_spindles(rpm: Option<u32>, measured_write_ms: Option<f64>) -> Option<Gain> {
     let rpm = rpm.filter(|&r| r > 0)?;
-    let (seek, rotation) = seek_and_rotation_ms(rpm);
+    let published = published_seek_ms(rpm);
+    let (seek, rotation) = (published.unwrap_or(ASSUMED_SEEK_MS), half_revolution_ms(rpm));
     let floor = seek + rotation + TRANSFER_MS;
     let (best, worst) = (TRANSFER_MS, rotation + TRANSFER_MS);
     let (today, today_text) = match measured_write_ms {
@@ -117,7 +105,7 @@ pub(crate) fn log_own_spindles(rpm: Option<u32>, measured_write_ms: Option<f64>)
     }
     // A 100 % cut would say the log writes in no time.
     let cut = |after: f64| ((today - after) / today * 100.0).clamp(0.0, 99.0).round();
-    let seek_source = if matches!(rpm, 10_000 | 15_000) {
+    let seek_source = if published.is_some() {
         "the published figure for enterprise drives of this speed"
     } else {
         "an assumed average: set it from the drive's datasheet"

@@ -12,6 +12,7 @@ pub mod latency;
 pub mod media;
 pub mod placement;
 pub mod plan;
+mod service_time;
 mod straddle;
 pub mod striping;
 

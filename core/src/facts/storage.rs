@@ -48,6 +48,17 @@ pub enum Media {
 }
 
 impl Media {
+    /// The media for people: `HDD`, `NVMe`, `storage-class memory`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Media::Hdd => "HDD",
+            Media::Ssd => "SSD",
+            Media::Nvme => "NVMe",
+            Media::Scm => "storage-class memory",
+            Media::Unknown => "unknown media",
+        }
+    }
+
     pub fn is_rotational(self) -> Option<bool> {
         match self {
             Media::Hdd => Some(true),

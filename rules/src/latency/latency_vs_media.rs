@@ -9,6 +9,7 @@ use spindle_core::units;
 use spindle_core::view::Located;
 
 use super::{fixes, stall};
+use crate::service_time::{TRANSFER_MS, half_revolution_ms};
 
 declare_rule! {
     /// ## What it checks
@@ -104,9 +105,6 @@ declare_rule! {
     }
 }
 
-/// Transfer time of one 8 KiB I/O on a hard disk (enterprise drive figures).
-const TRANSFER_MS: f64 = 0.1;
-
 /// The floor parameters.
 #[derive(Debug, Clone, Copy)]
 struct Floors {
@@ -139,9 +137,7 @@ fn disk_floor(d: &Disk, fl: &Floors) -> Result<DiskFloor, NoFloor> {
     })?;
     let named = |kind: &str, ms: f64, param: &str| DiskFloor { ms, kind: kind.into(), how: param.into() };
     match media {
-        Media::Ssd => Ok(named("SSD", fl.ssd, "floor_ssd_ms")),
-        Media::Nvme => Ok(named("NVMe", fl.ssd, "floor_ssd_ms")),
-        Media::Scm => Ok(named("storage-class memory", fl.ssd, "floor_ssd_ms")),
+        Media::Ssd | Media::Nvme | Media::Scm => Ok(named(media.name(), fl.ssd, "floor_ssd_ms")),
         Media::Unknown => Err(NoFloor {
             missing: "media",
             reason:
@@ -176,11 +172,6 @@ fn disk_floor(d: &Disk, fl: &Floors) -> Result<DiskFloor, NoFloor> {
             })
         }
     }
-}
-
-/// Average rotational latency: half a revolution, 60,000 / rpm / 2 ms.
-fn half_revolution_ms(rpm: u32) -> f64 {
-    30_000.0 / f64::from(rpm)
 }
 
 /// The floor of a set of disks: the slowest one's, and a description of the set
@@ -427,14 +418,6 @@ mod tests {
         assert_eq!(disk_floor(&hdd(Some(15_000)), &FL).unwrap().ms, 5.4);
         let ssd = Disk { id: "s".into(), media: Some(Media::Ssd), rpm: Some(0), ..Default::default() };
         assert_eq!(disk_floor(&ssd, &FL).unwrap().ms, 0.1);
-    }
-
-    #[test]
-    fn half_revolution_matches_the_published_latencies() {
-        // Published rotational latencies: 3 ms at 10K, 2 ms at 15K.
-        assert_eq!(half_revolution_ms(10_000), 3.0);
-        assert_eq!(half_revolution_ms(15_000), 2.0);
-        assert!((half_revolution_ms(7_200) - 4.1667).abs() < 1e-3);
     }
 
     #[test]

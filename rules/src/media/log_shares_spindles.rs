@@ -11,6 +11,7 @@ use spindle_core::view::{HostView, Located};
 use crate::commands::{get_volume, is_linux, linux_device, move_user_file, sh_word, tsql_name};
 use crate::format::db_volumes::describe_files;
 use crate::gain;
+use crate::service_time::published_random_io_ms;
 
 declare_rule! {
     /// ## What it checks
@@ -200,16 +201,6 @@ fn list_ids(ids: &BTreeSet<String>) -> String {
 /// `min_ios`); with fewer, the media's floor is.
 const MIN_WRITES_MEASURED: u64 = 1000;
 
-/// Service time of one random I/O on a disk of this speed (published enterprise drive figures),
-/// when known.
-fn random_io_ms(rpm: u32) -> Option<f64> {
-    match rpm {
-        10_000 => Some(7.7),
-        15_000 => Some(5.4),
-        _ => None,
-    }
-}
-
 fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
     let view = cx.view;
     let system = cx.params.include_system_databases;
@@ -281,7 +272,7 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
                 None => "HDD".to_string(),
             };
             let cost = rpm
-                .and_then(random_io_ms)
+                .and_then(published_random_io_ms)
                 .map(|ms| format!(" (seek plus rotation: about {} per random I/O)", units::ms(ms)))
                 .unwrap_or_default();
             let message = format!(

@@ -12,16 +12,6 @@ use spindle_core::view::{HostView, Located};
 use super::change::{Change, ChangeKind, Shown, added, bytes, change, differs, local, named, removed};
 use super::pairing::{Paired, both, pair, pair_disks, pool_key};
 
-fn media_name(m: Media) -> &'static str {
-    match m {
-        Media::Hdd => "HDD",
-        Media::Ssd => "SSD",
-        Media::Nvme => "NVMe",
-        Media::Scm => "SCM",
-        Media::Unknown => "unknown media",
-    }
-}
-
 /// A disk's media, when the platform could tell.
 fn media(d: &Disk) -> Option<Media> {
     d.media.filter(|m| *m != Media::Unknown)
@@ -35,7 +25,7 @@ fn rpm(n: u32) -> Shown {
 fn shown(d: &Disk) -> Shown {
     let mut parts: Vec<String> = vec![];
     parts.extend(d.model.clone());
-    parts.extend(media(d).map(|m| media_name(m).to_string()));
+    parts.extend(media(d).map(|m| m.name().to_string()));
     parts.extend(d.rpm.map(|r| rpm(r).1));
     parts.extend(d.size_bytes.map(units::binary));
     match (d.logical_sector_bytes, d.physical_sector_bytes) {
@@ -56,9 +46,7 @@ pub(super) fn disks(before: &HostView, after: &HostView, out: &mut Vec<Change>) 
             Paired::Both(db, da) => {
                 let entity = named(after, da);
                 if let Some((mb, ma)) = differs(media(db), media(da)) {
-                    let m = |m: Media| {
-                        (serde_json::to_value(m).unwrap_or(Value::Null), media_name(m).to_string())
-                    };
+                    let m = |m: Media| (serde_json::to_value(m).unwrap_or(Value::Null), m.name().to_string());
                     out.push(change(ChangeKind::DiskMedia, entity, Some(m(mb)), Some(m(ma))));
                 }
                 if let Some((rb, ra)) = differs(db.rpm, da.rpm) {
