@@ -12,6 +12,8 @@
 
 pub(crate) mod groups;
 pub(crate) mod header;
+#[cfg(test)]
+mod tests;
 pub(crate) mod wrap;
 
 use std::fmt;
@@ -188,6 +190,19 @@ fn entities(findings: &[&Finding]) -> String {
         "raid-set" => plural(n, "RAID set"),
         k => plural(n, &k.replace('-', " ")),
     }
+}
+
+/// The group's entities at `at`, for a gain or a fix that applies to some of them: their names
+/// only, as the group lists each entity whole (a file's path in parentheses is left out).
+fn entity_names(g: &Group<'_>, at: &[usize], host: &str) -> String {
+    let names: Vec<String> = at
+        .iter()
+        .map(|&i| {
+            let label = short_label(&g.findings[i].entity.label, host);
+            untrusted::label(label.split_once(" (").map_or(label, |(name, _)| name)).into_owned()
+        })
+        .collect();
+    names.join(", ")
 }
 
 /// An entity's label without the host's name in front: the host's header already says it.
@@ -383,16 +398,8 @@ impl TextRender {
             if single {
                 writeln!(out, "{}", wrap::reflow(&fix, o.width, "  fix: ", "       "))?;
             } else {
-                // The entities are listed whole above; their names suffice here (a file's path
-                // in parentheses is left out).
-                let names: Vec<String> = at
-                    .iter()
-                    .map(|&i| {
-                        let label = short_label(&g.findings[i].entity.label, host);
-                        untrusted::label(label.split_once(" (").map_or(label, |(name, _)| name)).into_owned()
-                    })
-                    .collect();
-                writeln!(out, "{}", self.wrap(&format!("fix for {}:", names.join(", ")), "  ", "    "))?;
+                let names = entity_names(g, &at, host);
+                writeln!(out, "{}", self.wrap(&format!("fix for {names}:"), "  ", "    "))?;
                 writeln!(out, "{}", wrap::reflow(&fix, o.width, "    ", "    "))?;
             }
         }
@@ -408,11 +415,7 @@ impl TextRender {
             let lead = if every {
                 "gain: ".to_string()
             } else {
-                let names: Vec<String> = at
-                    .iter()
-                    .map(|&i| untrusted::label(short_label(&g.findings[i].entity.label, host)).into_owned())
-                    .collect();
-                format!("gain for {}: ", names.join(", "))
+                format!("gain for {}: ", entity_names(g, &at, host))
             };
             let text = format!("{lead}{}", untrusted::message(&gain.line()));
             writeln!(out, "{}", self.wrap(&text, "  ", "        "))?;
