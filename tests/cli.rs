@@ -193,10 +193,10 @@ fn output_to_a_named_pipe_or_through_a_link_keeps_what_is_there() {
         std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
     };
     let o = spindle(&["check", s(&good), "--format", "json", "--output", s(&fifo)]);
-    // Had spindle not opened the pipe, the reader would wait forever: open it to release it.
-    if !reader.is_finished() {
-        drop(fs::OpenOptions::new().write(true).open(&fifo));
-    }
+    // Had spindle not opened the pipe, the reader would wait forever in its open: open the pipe
+    // to release it. Read and write, which never waits on Linux: a write-only open waits for a
+    // reader, and the reader may close between a check and that open, as it did on a busy machine.
+    drop(fs::OpenOptions::new().read(true).write(true).open(&fifo));
     let text = reader.join().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let report: Value = serde_json::from_str(&text).expect("the whole report came through the pipe");
