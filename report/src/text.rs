@@ -198,11 +198,33 @@ fn entity_names(g: &Group<'_>, at: &[usize], host: &str) -> String {
     let names: Vec<String> = at
         .iter()
         .map(|&i| {
-            let label = short_label(&g.findings[i].entity.label, host);
-            untrusted::label(label.split_once(" (").map_or(label, |(name, _)| name)).into_owned()
+            untrusted::label(without_suffix(short_label(&g.findings[i].entity.label, host))).into_owned()
         })
         .collect();
     names.join(", ")
+}
+
+/// A label without the parenthesised part the view puts at its end (a file's path, a
+/// partition's mount point): found from the end with the parentheses balanced, as a name before
+/// it (`Sales (old)`) and the path itself (`C:\Program Files (x86)\…`) may hold parentheses too.
+fn without_suffix(label: &str) -> &str {
+    if !label.ends_with(')') {
+        return label;
+    }
+    let mut depth = 0usize;
+    for (i, c) in label.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return label[..i].strip_suffix(' ').unwrap_or(label);
+                }
+            }
+            _ => {}
+        }
+    }
+    label
 }
 
 /// An entity's label without the host's name in front: the host's header already says it.

@@ -6,7 +6,7 @@ use spindle_core::finding::{Finding, Severity};
 use spindle_core::gain::{Better, Gain};
 use spindle_core::view::{Document, HostView};
 
-use super::TextWriter;
+use super::{TextWriter, without_suffix};
 use crate::{ReportWriter, Summary};
 
 /// One host with a database of two files, each with a path.
@@ -94,4 +94,21 @@ fn gains_and_fixes_for_some_entities_name_them_alike() {
         text.lines().filter(|l| l.starts_with("  - ") && l.contains("(L:\\logs\\Sales_log.ldf)")).count(),
         1
     );
+}
+
+#[test]
+fn a_label_loses_only_the_parenthesised_part_at_its_end() {
+    assert_eq!(
+        without_suffix("MSSQLSERVER › Sales › Sales (D:\\data\\Sales.mdf)"),
+        "MSSQLSERVER › Sales › Sales"
+    );
+    assert_eq!(
+        without_suffix("MSSQLSERVER › Sales (old) › Sales_log (C:\\Program Files (x86)\\Sales_log.ldf)"),
+        "MSSQLSERVER › Sales (old) › Sales_log"
+    );
+    assert_eq!(without_suffix("disk 0 › partition 1 (C:\\)"), "disk 0 › partition 1");
+    assert_eq!(without_suffix("RAID set md0"), "RAID set md0");
+    // Not the view's suffix (no space before it, or unbalanced): the label whole.
+    assert_eq!(without_suffix("f(x)"), "f(x)");
+    assert_eq!(without_suffix("a b)"), "a b)");
 }
