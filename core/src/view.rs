@@ -12,8 +12,10 @@ use crate::facts::*;
 use crate::source::SourceDoc;
 
 mod file_volume;
+mod stale;
 
 pub use file_volume::{UnknownVolume, UnknownVolumeCause};
+pub use stale::StaleFacts;
 
 /// A loaded snapshot file: its path and text (kept to locate facts for reports) and its facts.
 #[derive(Debug, Clone)]
@@ -142,6 +144,9 @@ pub struct HostView {
     pub instances: Option<Vec<Located<SqlInstance>>>,
     pub databases: Vec<DatabaseView>,
     pub declared: Declarations,
+    /// Sections two files of this host from the same collector both carried, and which file's
+    /// copy was used (the newer): said on stderr, never resolved in silence.
+    pub stale: Vec<StaleFacts>,
     /// Normalised volume id → index in `volumes`, for joins by id.
     volume_ids: FastMap<String, usize>,
     /// Normalised mount points with their volume's index, longest first, for joins by path.
@@ -325,8 +330,12 @@ fn merge_into<T: Merge>(
 }
 
 impl HostView {
-    /// Merges snapshot files of one host. The caller groups documents by `host.name`.
-    pub fn build(docs: Vec<Document>, declared: Declarations) -> HostView {
+    /// Merges snapshot files of one host. The caller groups documents by `host.name`. Files
+    /// from different collectors complement each other field by field (the file given first
+    /// keeps a fact both report); two from the same collector are resolved by [`stale::resolve`]
+    /// first: the newer one's sections are used.
+    pub fn build(mut docs: Vec<Document>, declared: Declarations) -> HostView {
+        let stale = stale::resolve(&mut docs);
         let mut host: Option<Located<Host>> = None;
         let mut v = HostView {
             docs: Vec::with_capacity(docs.len()),
@@ -347,6 +356,7 @@ impl HostView {
             instances: None,
             databases: vec![],
             declared,
+            stale,
             volume_ids: FastMap::default(),
             mounts: vec![],
             instance_databases: vec![],
@@ -456,6 +466,7 @@ impl HostView {
             instances,
             databases,
             declared,
+            stale: vec![],
             volume_ids: FastMap::default(),
             mounts: vec![],
             instance_databases,
