@@ -491,6 +491,9 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     if let Some(split) = split {
         split.commit()?;
     }
+    for w in &causes.stale {
+        eprintln!("{}", spindle_core::untrusted::message(w));
+    }
     let all: Vec<&Engine> = std::iter::once(&default_engine).chain(&engines).collect();
     for w in waiver_warnings(&all, today) {
         eprintln!("{}", spindle_core::untrusted::message(&w));
@@ -531,6 +534,8 @@ struct Causes {
     collection_error: Option<String>,
     not_judged: Option<String>,
     rule_error: Option<String>,
+    /// Every host's stale-facts warning ([`spindle_core::view::StaleFacts`]), in report order: said on stderr.
+    stale: Vec<String>,
 }
 
 impl Causes {
@@ -538,9 +543,10 @@ impl Causes {
         self.collection_error.get_or_insert_with(|| format!("{label}: {}", first_line(why)));
     }
 
-    /// `host`'s causes, from its report.
-    fn of(report: &HostReport) -> Causes {
+    /// `host`'s causes, from its report and its view.
+    fn of(report: &HostReport, view: &HostView) -> Causes {
         Causes {
+            stale: view.stale.iter().map(|s| format!("warning: {}", s.message(&report.host))).collect(),
             collection_error: None,
             not_judged: (!report.not_judged.is_empty())
                 .then(|| format!("{}: {}", report.host, first_line(&report.not_judged.join("; ")))),
@@ -553,6 +559,7 @@ impl Causes {
         self.collection_error = self.collection_error.take().or(other.collection_error);
         self.not_judged = self.not_judged.take().or(other.not_judged);
         self.rule_error = self.rule_error.take().or(other.rule_error);
+        self.stale.extend(other.stale);
     }
 }
 
@@ -672,7 +679,7 @@ fn check_host_rendered(
     let mut counts = Summary::default();
     counts.add(&report);
     let context = HostContext { packs: engine.packs(), order: how.order };
-    Ok((render.render_in(&view, &report, &context).map_err(report_io)?, counts, Causes::of(&report)))
+    Ok((render.render_in(&view, &report, &context).map_err(report_io)?, counts, Causes::of(&report, &view)))
 }
 
 /// Why `view` does not meet `--require what`, if it does not: the sections missing, with the
