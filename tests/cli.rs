@@ -822,7 +822,10 @@ fn a_counter_window_of_zero_ms_is_refused() {
     let err = stderr(&o);
     assert!(err.contains("zero.json:7:") && err.contains("sample_ms must be more than 0"), "{err}");
     let f = write(dir.path(), "one.json", &text.replace("\"sample_ms\": 0", "\"sample_ms\": 60000"));
-    assert_ne!(spindle(&["check", s(&f)]).status.code(), Some(2), "a real window is fine");
+    // A real window is read (10 reads are too few to judge, so the host is not judged, but no
+    // error names the file).
+    let err = stderr(&spindle(&["check", s(&f)]));
+    assert!(!err.contains("sample_ms must be more than 0") && !err.contains("one.json:"), "{err}");
 }
 
 #[test]

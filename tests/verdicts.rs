@@ -218,7 +218,15 @@ fn too_few_reads_is_not_applicable_and_never_fails_a_run() {
     );
     assert_ne!(no_io, SQL_ONLY);
     let sql = write(dir.path(), "sql08-sql.json", &no_io);
-    assert_eq!(spindle(&["check", s(&sql), "--pack", s(&pack), "--fail-on", "note"]).status.code(), Some(1));
+    let o = spindle(&["check", s(&sql), "--pack", s(&pack), "--fail-on", "note", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // With master declined and Sales unmeasured, LAT001 verified nothing: the host is not judged
+    // (a not-applicable check is no verification), and the run is incomplete, not merely failed.
+    let r = json(&o);
+    assert_eq!(
+        (r["summary"]["not_evaluated"].as_u64(), r["summary"]["hosts_not_judged"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
 
 #[test]
@@ -432,7 +440,6 @@ fn allowed_unreachable_servers_leave_the_run_complete_in_every_format() {
     let allow = ["--allow-unreachable", "--fail-on", "never"];
 
     let o = check_local(&refusing, &[&allow[..], &["--format", "json"]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r = json(&o);
     assert_eq!(r["hosts"][0]["collection_error"].as_str().map(|e| e.contains("cannot connect")), Some(true));
     let sum = &r["summary"];
@@ -440,24 +447,31 @@ fn allowed_unreachable_servers_leave_the_run_complete_in_every_format() {
         (sum["collection_errors"].as_u64(), sum["unreachable_allowed"].as_bool()),
         (Some(1), Some(true))
     );
-    assert_eq!(sum["incomplete"], false);
+    // The server no longer makes the run incomplete; this machine's own storage still may, when
+    // no rule verified anything on it (a VM with one unpartitioned virtio disk has nothing
+    // ALN001 or the others judge): that host is not judged, whatever the server did.
+    let blind = sum["hosts_not_judged"] == 1;
+    assert_eq!(o.status.code(), Some(if blind { 2 } else { 0 }), "{}", stderr(&o));
+    assert_eq!(sum["incomplete"], blind);
+    assert_eq!(sum["rule_errors"], 0);
 
     let o = check_local(&refusing, &allow);
     let text = stdout(&o);
     let last = text.lines().last().unwrap();
-    assert!(last.ends_with("; 1 server not collected (unreachable servers allowed)"), "{last}");
-    assert!(!text.contains("incomplete"), "{text}");
+    assert!(last.contains("1 server not collected"), "{last}");
+    assert_eq!(last.ends_with("; 1 server not collected (unreachable servers allowed)"), !blind, "{last}");
+    assert_eq!(text.contains("incomplete"), blind, "{text}");
 
     let o = check_local(&refusing, &[&allow[..], &["--format", "sarif"]].concat());
     let log = sarif_schema::assert_valid_sarif_text(&stdout(&o));
-    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], !blind);
 
     // --require sql wants SQL Server's facts, which an unreachable server did not give.
     let o = check_local(&refusing, &[&allow[..], &["--require", "sql", "--format", "json"]].concat());
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let r = json(&o);
     assert_eq!(r["summary"]["unreachable_allowed"], false);
-    assert!(r["hosts"][1]["not_judged"].as_str().unwrap().starts_with("--require sql: no SQL Server facts"));
+    assert!(r["hosts"][1]["not_judged"].as_str().unwrap().contains("--require sql: no SQL Server facts"));
 
     // A server that answers: --require sql is met by the local check.
     let server = peers.sql(mock_sql::healthy("LOCALSQL"));
@@ -478,4 +492,94 @@ fn allowed_unreachable_servers_leave_the_run_complete_in_every_format() {
             && line.trim_end().ends_with(&format!("→ {}", out.display())),
         "{line}"
     );
+}
+
+/// A disk on a SAS bus (a stripe may hide behind it) whose sector sizes and stripe unit were not
+/// collected, and a partition at 1 MiB on it: ALN002 and ALN004 run and can verify nothing.
+const NO_STRIPE_NO_SECTOR: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql09", "os_family": "windows" },
+  "disks": [ { "id": "disk1", "number": 1, "bus": "SAS" } ],
+  "partitions": [ { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 1048576 } ],
+  "volumes": [ { "id": "vol-e", "mount_points": ["E:\\"], "backed_by": { "partitions": ["disk1-p1"] } } ]
+}
+"#;
+
+#[test]
+fn a_host_on_which_nothing_was_verified_is_not_judged_in_every_format() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql09.json", NO_STRIPE_NO_SECTOR);
+    let select = ["--select", "ALN002,ALN004"];
+
+    let o = spindle(&[&["check", s(&f), "--format", "json"][..], &select].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let r = json(&o);
+    let host = &r["hosts"][0];
+    assert_eq!((host["rules_run"].as_u64(), host["findings"].as_array().map(Vec::len)), (Some(2), Some(0)));
+    assert_eq!(
+        host["not_judged"],
+        "nothing was verified: the 2 rules that ran (ALN002, ALN004) judged nothing: the facts lack \
+         stripe_unit_bytes, physical_sector_bytes"
+    );
+    assert_eq!(r["summary"]["incomplete"], true);
+
+    let o = spindle(&[&["check", s(&f)][..], &select].concat());
+    let text = stdout(&o);
+    assert!(flat(&text).contains("✗ spindle could not judge this host: nothing was verified"), "{text}");
+    assert!(!text.contains("0 passed") && !text.contains("no findings from"), "{text}");
+    assert!(text.trim_end().ends_with("1 host not judged — the run is incomplete"), "{text}");
+
+    let o = spindle(&[&["check", s(&f), "--format", "sarif"][..], &select].concat());
+    assert_eq!(o.status.code(), Some(2));
+    let log = sarif_schema::assert_valid_sarif_text(&stdout(&o));
+    let inv = &log["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false, "GitHub would close the host's alerts on a clean run");
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+
+    // A rule that only declined to judge verified nothing either: GRW003 on SQL Server on Linux.
+    let linux_sql = write(
+        dir.path(),
+        "lnx.json",
+        r#"{ "schema_version": 1, "host": { "name": "lnx", "os_family": "linux" },
+             "sql_instances": [ { "name": "MSSQLSERVER" } ] }"#,
+    );
+    let o = spindle(&["check", s(&linux_sql), "--select", "GRW003", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let host = &json(&o)["hosts"][0];
+    assert_eq!(host["not_applicable"].as_array().map(Vec::len), Some(1), "{host:#}");
+    assert!(host["not_judged"].as_str().unwrap().ends_with("1 check was not applicable"), "{host:#}");
+
+    // An all-zero disk image: a raw disk with no partition, no volume, nothing any rule judges.
+    let zero = dir.path().join("zero.img");
+    fs::File::create(&zero).unwrap().set_len(16 << 20).unwrap();
+    let snap = dir.path().join("zero.json");
+    let o = spindle(&["collect", "host", "--image", s(&zero), "--host", "blank", "-o", s(&snap)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = spindle(&["check", s(&snap), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let host = &json(&o)["hosts"][0];
+    assert!(host["not_judged"].as_str().unwrap().starts_with("nothing was verified: the "), "{host:#}");
+}
+
+#[test]
+fn live_only_flags_on_a_check_of_files_are_a_usage_error() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "sql08.json", HOST_ONLY);
+    for flags in [
+        &["--sample", "60s"][..],
+        &["--concurrency", "4"],
+        &["--user", "spindle"],
+        &["--integrated"],
+        &["--allow-unreachable"],
+        &["--save-snapshots", "snaps"],
+        &["--encrypt", "off"],
+    ] {
+        let o = spindle(&[&["check", s(&f)][..], flags].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(&format!("{} applies to live collection only", flags[0])), "{err}");
+        assert!(o.stdout.is_empty(), "no report: {}", stdout(&o));
+    }
+    // Their defaults are no use of them.
+    assert_eq!(spindle(&["check", s(&f)]).status.code(), Some(0));
 }

@@ -3,11 +3,12 @@
 mod contain;
 
 use crate::date::Date;
+use crate::facts::OsFamily;
 use crate::fast_hash::FastSet;
 use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity};
 use crate::glob::Glob;
 use crate::params::Params;
-use crate::rule::{Ctx, Recorded, Rule, RuleGroup, collector_reason};
+use crate::rule::{Ctx, Need, Recorded, Rule, RuleGroup, collector_reason};
 use crate::view::HostView;
 
 /// A rule as the active packs configure it.
@@ -72,6 +73,9 @@ pub struct HostReport {
     pub errors: Vec<RuleError>,
     /// Rules that ran to the end on this host: their sections were there and they did not fail.
     pub rules_run: usize,
+    /// Rules that judged something on this host: a finding or a pass, or — as a plugin cannot
+    /// say what it judged — a plugin group that ran to the end.
+    pub rules_judged: usize,
     /// Why spindle could not judge this host at all; empty when it could. A host no rule could
     /// be evaluated on passes no check, so its report must not read as clean: the run is
     /// incomplete. Callers add their own reasons (a fact the user required that is missing).
@@ -95,6 +99,16 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
     for active in rules {
         let meta = active.rule.meta();
         if let Some(missing) = meta.needs.iter().find(|n| !n.present(view)) {
+            if let Some(reason) = cannot_exist(view, *missing) {
+                report.not_applicable.push(NotApplicable {
+                    code: active.code.clone(),
+                    rule: meta.name.to_string(),
+                    entity: view.host.entity(),
+                    field: missing.fact().to_string(),
+                    reason,
+                });
+                continue;
+            }
             report.not_evaluated.push(NotEvaluated {
                 code: active.code.clone(),
                 rule: meta.name.to_string(),
@@ -116,9 +130,11 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
             Ok(()) => {
                 let mut recorded = cx.into_recorded();
                 apply_pack_severity(active, &mut recorded.findings);
-                if let Some(p) = passes(active, meta.name, &mut recorded) {
-                    report.passed.push(p);
+                let passed = passes(active, meta.name, &mut recorded);
+                if passed.is_some() || !recorded.findings.is_empty() {
+                    report.rules_judged += 1;
                 }
+                report.passed.extend(passed);
                 report.findings.extend(recorded.findings);
                 report.not_evaluated.extend(recorded.not_evaluated);
                 report.not_applicable.extend(recorded.not_applicable);
@@ -141,12 +157,15 @@ pub fn check_host(rules: &[ActiveRule<'_>], view: &HostView, waivers: &[Waiver],
                 report.findings.extend(findings);
                 report.not_evaluated.extend(not_evaluated);
                 report.rules_run += members.len();
+                report.rules_judged += members.len();
             }
             Err(e) => report.errors.push(e),
         }
     }
     if report.rules_run == 0 {
         report.not_judged.push(no_rule_evaluated(rules.len(), &report));
+    } else if report.rules_judged == 0 {
+        report.not_judged.push(nothing_judged(rules, &report));
     }
     for f in &mut report.findings {
         if let Some(w) = waivers.iter().find(|w| w.matches(f)) {
@@ -196,6 +215,18 @@ fn passes(active: &ActiveRule<'_>, rule: &str, recorded: &mut Recorded<'_>) -> O
     (!keys.is_empty()).then(|| Passed { code: active.code.clone(), rule: rule.to_string(), keys })
 }
 
+/// Why a section a rule needs can never be collected on this host, when it cannot: Storage
+/// Spaces exist only on Windows, so a Linux snapshot without `storage_pools` or `virtual_disks`
+/// (written by a collector older than the one that writes them empty) lacks nothing.
+fn cannot_exist(view: &HostView, need: Need) -> Option<String> {
+    match need {
+        Need::StoragePools | Need::VirtualDisks if view.host.os_family == Some(OsFamily::Linux) => Some(
+            format!("Storage Spaces exist only on Windows: a Linux host has no {} to collect", need.fact()),
+        ),
+        _ => None,
+    }
+}
+
 /// Why no rule of `active` rules ran to the end on the host `report` is about: the snapshot
 /// sections they lack, and how many failed.
 fn no_rule_evaluated(active: usize, report: &HostReport) -> String {
@@ -225,6 +256,56 @@ fn no_rule_evaluated(active: usize, report: &HostReport) -> String {
             format!(", and {n} rule errors")
         }),
     }
+    why
+}
+
+/// Why a host on which some rules ran has nothing verified: which rules ran and judged nothing,
+/// and the facts the checks they could not make lacked. Not-applicable entries do not count as
+/// judged: a rule that declined every entity (412 reads, too few on every file) verified
+/// nothing, and a host passed on that alone would read as clean.
+fn nothing_judged(rules: &[ActiveRule<'_>], report: &HostReport) -> String {
+    const SHOWN: usize = 6;
+    let ran: Vec<&str> = rules
+        .iter()
+        .map(|a| a.code.as_str())
+        .filter(|c| !report.not_evaluated.iter().any(|n| n.entity.is_none() && n.code == *c))
+        .filter(|c| !report.errors.iter().any(|e| e.code == *c))
+        .collect();
+    let mut codes = ran.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+    if ran.len() > SHOWN {
+        codes.push_str(&format!(" and {} more", ran.len() - SHOWN));
+    }
+    let mut why = if report.rules_run == 1 {
+        format!("nothing was verified: the one rule that ran ({codes}) judged nothing")
+    } else {
+        format!("nothing was verified: the {} rules that ran ({codes}) judged nothing", report.rules_run)
+    };
+    let mut missing: Vec<&str> = vec![];
+    for n in &report.not_evaluated {
+        if !missing.contains(&n.missing.as_str()) {
+            missing.push(&n.missing);
+        }
+    }
+    let mut parts = vec![];
+    if !missing.is_empty() {
+        let shown = missing.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+        let more = missing.len().saturating_sub(SHOWN);
+        parts.push(if more > 0 {
+            format!("the facts lack {shown} and {more} more")
+        } else {
+            format!("the facts lack {shown}")
+        });
+    }
+    match report.not_applicable.len() {
+        0 => {}
+        1 => parts.push("1 check was not applicable".into()),
+        n => parts.push(format!("{n} checks were not applicable")),
+    }
+    if parts.is_empty() {
+        parts.push("the facts hold nothing they check".into());
+    }
+    why.push_str(": ");
+    why.push_str(&parts.join("; "));
     why
 }
 

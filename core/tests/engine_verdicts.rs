@@ -1,6 +1,7 @@
 //! The two ways a rule can decline to judge, kept apart — a fact missing (not evaluated) and a
 //! judgement the rule chose not to make with the fact in hand (not applicable) — and a host that
-//! no rule could be evaluated on, which the engine says it could not judge.
+//! no rule could be evaluated on, or on which the rules that ran judged nothing, which the engine
+//! says it could not judge.
 
 use spindle_core::date::Date;
 use spindle_core::declare::Declarations;
@@ -34,6 +35,8 @@ fn picky(cx: &mut Ctx<'_, PickyParams>) {
         let Some(offset) = cx.need(p, "offset_bytes", p.offset_bytes) else { continue };
         if offset < min {
             cx.not_applicable(p, "offset_bytes", format!("{offset} B, below min_offset_bytes"));
+        } else {
+            cx.judged(p);
         }
     }
 }
@@ -110,4 +113,36 @@ fn a_host_no_rule_could_be_evaluated_on_is_not_judged() {
 
     let r = check(&[], PARTITIONS);
     assert_eq!(r.not_judged, ["no rule is active: the packs select none"]);
+}
+
+#[test]
+fn a_host_on_which_the_rules_that_ran_judged_nothing_is_not_judged() {
+    // Every partition either lacks its offset or is below the rule's floor: the rule ran, and
+    // verified nothing.
+    let nothing_verified = r#"{"schema_version": 1, "host": {"name": "h"},
+      "partitions": [
+        {"id": "p1", "disk_id": "d", "number": 1, "offset_bytes": 1024},
+        {"id": "p2", "disk_id": "d", "number": 2}
+      ]}"#;
+    let r = check(&[active(&PICKY), active(&NEEDS_RAID)], nothing_verified);
+    assert_eq!((r.rules_run, r.rules_judged), (1, 0));
+    assert_eq!(
+        r.not_judged,
+        ["nothing was verified: the one rule that ran (TST101) judged nothing: the facts lack \
+          offset_bytes, raid_sets; 1 check was not applicable"]
+    );
+
+    // No partition at all: the rule ran over an empty section.
+    let none = r#"{"schema_version": 1, "host": {"name": "h"}, "partitions": []}"#;
+    let r = check(&[active(&PICKY)], none);
+    assert_eq!(
+        r.not_judged,
+        ["nothing was verified: the one rule that ran (TST101) judged nothing: the facts hold nothing \
+          they check"]
+    );
+
+    // One judged partition is enough.
+    let r = check(&[active(&PICKY)], PARTITIONS);
+    assert_eq!((r.rules_run, r.rules_judged), (1, 1));
+    assert!(r.not_judged.is_empty(), "{:?}", r.not_judged);
 }

@@ -126,6 +126,7 @@ fn report(v: &HostView, n: &str) -> HostReport {
         errors: vec![RuleError { code: n.into(), message: format!("{n}\n  plugin stderr:\n  | {n}\n{n}") }],
         passed: vec![],
         rules_run: 3,
+        rules_judged: 3,
         not_judged: vec![n.into()],
     }
 }

@@ -112,6 +112,7 @@ fn report(v: &HostView, p: &mut Pool) -> HostReport {
         passed: vec![Passed { code: p.next(), rule: p.next(), keys: vec![v.host.key.clone()] }],
         errors: vec![RuleError { code: p.next(), message: p.next() }],
         rules_run: 1,
+        rules_judged: 1,
         not_judged: vec![p.next()],
     }
 }
