@@ -113,8 +113,10 @@ pub(crate) fn collect(root: &Path, fs: &dyn FsStats, tables: &dyn DmTables) -> R
         disks,
         partitions,
         volumes,
-        storage_pools: None,
-        virtual_disks: None,
+        // Storage Spaces exist only on Windows: looked for, and none (an absent section would
+        // read as "not collected" and leave its checks unresolved forever).
+        storage_pools: Some(vec![]),
+        virtual_disks: Some(vec![]),
         raid_sets,
         sql_instances: None,
     })

@@ -73,6 +73,14 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
             if disk.is_some_and(|d| view.disk_is_unstriped(d)) {
                 continue; // a mirror or a directly attached drive: no stripe unit to straddle
             }
+            if let Some(why) = disk.and_then(|d| stripe_facts::unknowable(view, d)) {
+                cx.not_applicable(
+                    p,
+                    "offset_bytes",
+                    format!("no stripe unit to divide the offset by: {why}"),
+                );
+                continue;
+            }
             let key = disk.map_or(p.key.as_str(), |d| d.key.as_str());
             let (missing, reason) = stripe_facts::unknown(view, disk.and_then(|d| d.backed_by.as_ref()), key);
             cx.not_evaluated_because(p, &missing, reason);

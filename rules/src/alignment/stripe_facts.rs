@@ -1,7 +1,7 @@
 //! Shared by ALN002 and ALN003: naming the stripe unit a finding used, and explaining why no
 //! stripe unit is known (with the pack declaration that would provide one).
 
-use spindle_core::facts::{Backing, RaidKind};
+use spindle_core::facts::{Backing, CloudProvider, Disk, RaidKind};
 use spindle_core::units;
 use spindle_core::view::{HostView, Stripe, StripeSource};
 
@@ -72,6 +72,35 @@ pub(super) fn unknown(view: &HostView, backing: Option<&Backing>, entity_key: &s
         ),
     };
     (missing.to_string(), format!("{why}; {}", declare_hint(entity_key, &reveal(view, backing))))
+}
+
+/// Why no stripe unit can ever be known under `d`, when none can: a disk built on nothing the
+/// snapshot shows (no RAID set, virtual disk or LVM volume) that is a virtio disk or a cloud
+/// provider's disk. The platform spreads such a disk over its own storage out of the guest's
+/// sight: no collector or controller tool inside reads a stripe unit, and there is none to
+/// declare, so the check is not applicable rather than waiting for a fact that cannot come.
+pub(super) fn unknowable(view: &HostView, d: &Disk) -> Option<String> {
+    if d.backed_by.is_some() {
+        return None;
+    }
+    if d.bus.as_deref().is_some_and(|b| b.eq_ignore_ascii_case("virtio")) {
+        return Some(
+            "a virtio disk: the hypervisor's storage under it shows the guest no RAID stripe, so there is \
+             no stripe unit to report or declare"
+                .into(),
+        );
+    }
+    let cloud = match view.host.cloud_provider? {
+        CloudProvider::Azure => "an Azure",
+        CloudProvider::Aws => "an AWS",
+        CloudProvider::Gcp => "a Google Cloud",
+        CloudProvider::Other => "a cloud provider's",
+        CloudProvider::None => return None,
+    };
+    Some(format!(
+        "{cloud} disk: the platform's storage under it shows the guest no RAID stripe, so there is no \
+         stripe unit to report or declare"
+    ))
 }
 
 /// What shows the stripe unit of something built on `backing`, for the declare hint: the tool

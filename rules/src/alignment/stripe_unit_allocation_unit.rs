@@ -78,6 +78,10 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 }
                 _ => None,
             };
+            if let Some(why) = disk.and_then(|d| stripe_facts::unknowable(view, d)) {
+                cx.not_applicable(v, "allocation_unit_bytes", format!("no stripe unit to divide: {why}"));
+                continue;
+            }
             let (backing, key) = match disk {
                 Some(d) => (d.backed_by.as_ref(), d.key.as_str()),
                 None => (v.backed_by.as_ref(), v.key.as_str()),

@@ -1,5 +1,5 @@
 use spindle_core::declare_rule;
-use spindle_core::facts::{FileType, Growth};
+use spindle_core::facts::{FileType, Growth, OsFamily};
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
@@ -12,7 +12,9 @@ declare_rule! {
     /// (`sys.dm_server_services.instant_file_initialization_enabled = 'Y'`). An instance whose
     /// collector could not read it is not evaluated: the column came with later service packs
     /// (SQL Server 2016 SP1 and later have it), so older builds need the privilege checked in
-    /// Windows instead (`whoami /priv` as the service account, or dbatools `Get-DbaPrivilege`). The message names the service account when it was collected, and the
+    /// Windows instead (`whoami /priv` as the service account, or dbatools `Get-DbaPrivilege`).
+    /// On a Linux host the check is not applicable: SQL Server on Linux has no such privilege
+    /// and reports no setting, so there is nothing to collect. The message names the service account when it was collected, and the
     /// largest data-file growth of the instance when the growths were.
     ///
     /// ## Why it matters
@@ -74,9 +76,21 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
     let view = cx.view;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         cx.judged(inst);
-        let Some(enabled) = cx.need(inst, "instant_file_initialization", inst.instant_file_initialization)
-        else {
-            continue;
+        let enabled = match inst.instant_file_initialization {
+            Some(enabled) => enabled,
+            None if view.host.os_family == Some(OsFamily::Linux) => {
+                cx.not_applicable(
+                    inst,
+                    "instant_file_initialization",
+                    "SQL Server on Linux has no instant file initialization setting to report (the \
+                     privilege it rests on is Windows's; sys.dm_server_services gives none)",
+                );
+                continue;
+            }
+            None => {
+                cx.not_evaluated(inst, "instant_file_initialization");
+                continue;
+            }
         };
         if enabled {
             continue;
