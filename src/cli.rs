@@ -677,3 +677,37 @@ impl From<RulesFormat> for LibRulesFormat {
         }
     }
 }
+
+/// `check`'s flags that only shape a live collection: the connection, the sample, how many
+/// servers at once, where their snapshots go and whether an unreachable one counts. On a check
+/// of snapshot files alone they would do nothing, and a user who wrote `--sample 60s` believes
+/// latency was sampled: the run refuses them.
+const LIVE_ONLY: [(&str, &str); 12] = [
+    ("sample", "--sample"),
+    ("concurrency", "--concurrency"),
+    ("save_snapshots", "--save-snapshots"),
+    ("allow_unreachable", "--allow-unreachable"),
+    ("user", "--user"),
+    ("password_env", "--password-env"),
+    ("access_token_env", "--access-token-env"),
+    ("integrated", "--integrated"),
+    ("encrypt", "--encrypt"),
+    ("trust_server_certificate", "--trust-server-certificate"),
+    ("connect_timeout", "--connect-timeout"),
+    ("query_timeout", "--query-timeout"),
+];
+
+/// The usage error for a live-only flag given to a `check` that collects nothing (no `--local`,
+/// `--server` or `--inventory`), naming the first such flag; `None` when there is none.
+pub fn live_only_offline(check: &clap::ArgMatches) -> Option<String> {
+    use clap::parser::ValueSource;
+    let given = |id: &str| check.value_source(id) == Some(ValueSource::CommandLine);
+    if ["local", "servers", "inventory"].into_iter().any(given) {
+        return None;
+    }
+    let (_, flag) = LIVE_ONLY.into_iter().find(|(id, _)| given(id))?;
+    Some(format!(
+        "{flag} applies to live collection only (--local, --server or --inventory); this check reads \
+         snapshot files, so {flag} would do nothing"
+    ))
+}

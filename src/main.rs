@@ -20,7 +20,12 @@ fn main() -> ExitCode {
     spindle::signals::install();
     // The version names the plugin contracts too: whoever builds a plugin asks which it may target.
     let version: &'static str = Box::leak(spindle::version_line().into_boxed_str());
-    let matches = <Cli as clap::CommandFactory>::command().version(version).get_matches();
+    let mut command = <Cli as clap::CommandFactory>::command().version(version);
+    let matches = command.get_matches_mut();
+    if let Some(misuse) = matches.subcommand_matches("check").and_then(cli::live_only_offline) {
+        let check = command.find_subcommand_mut("check").expect("check is a subcommand");
+        check.error(clap::error::ErrorKind::ArgumentConflict, misuse).exit();
+    }
     let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
