@@ -1203,9 +1203,14 @@ mod tests {
     fn merging_long_sections_keeps_one_entity_per_key() {
         let n = WALK * 3;
         let a = long_host(n);
-        let doc =
-            |v: &HostView| Document { path: "x".into(), text: String::new(), snapshot: v.to_snapshot() };
-        let twice = HostView::build(vec![doc(&a), doc(&a)], Declarations::default());
+        // From two collectors, so the files complement each other (two of one collector would be
+        // an older and a newer reading: see `stale`).
+        let doc = |v: &HostView, collector: &str| {
+            let mut snapshot = v.to_snapshot();
+            snapshot.collectors = vec![CollectorReport { name: collector.into(), ..Default::default() }];
+            Document { path: "x".into(), text: String::new(), snapshot }
+        };
+        let twice = HostView::build(vec![doc(&a, "linux"), doc(&a, "sql")], Declarations::default());
         assert_eq!(twice.disks.as_ref().unwrap().len(), n);
         assert!(twice.disks.as_ref().unwrap().iter().all(|d| d.origins.len() == 2));
         assert_eq!(twice.volumes.as_ref().unwrap().len(), n);

@@ -194,7 +194,8 @@ fn waivers() -> Vec<Waiver> {
     ]
 }
 
-/// sql01 (two snapshot files, a space in one name) and sql02 (no findings, one rule error).
+/// sql01 (two snapshot files, a space in one name) and sql02 (no findings, one rule error, and
+/// nothing verified: not judged).
 fn fleet() -> Vec<(HostView, HostReport)> {
     let rules = active();
     let today = Date::parse("2026-01-01").unwrap();
@@ -417,7 +418,7 @@ fn json_report_has_every_field() {
         serde_json::json!({
             "hosts": 2, "errors": 1, "warnings": 1, "notes": 2, "waived": 1, "expired_waivers": 1,
             "not_evaluated": 3, "not_applicable": 0, "passed": 1, "rule_errors": 1, "collection_errors": 0,
-            "hosts_not_judged": 0, "unreachable_allowed": false, "incomplete": true,
+            "hosts_not_judged": 1, "unreachable_allowed": false, "incomplete": true,
         })
     );
 }
@@ -499,7 +500,9 @@ fn sarif_report_is_valid_and_complete() {
     let invocation = &run["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
     let notes = invocation["toolExecutionNotifications"].as_array().unwrap();
-    assert_eq!(notes.len(), 4);
+    // sql02 verified nothing (no partition for TST001 to judge): it is not judged, first.
+    assert_eq!(notes.len(), 5);
+    assert_eq!(notes.iter().filter(|n| n["descriptor"]["id"] == "host-not-judged").count(), 1);
     let ne = notes.iter().find(|n| n["properties"]["missing"] == "offset_bytes").unwrap();
     assert_eq!(ne["level"], "note");
     assert_eq!(ne["descriptor"], serde_json::json!({ "id": "not-evaluated", "index": 0 }));
@@ -518,7 +521,8 @@ fn sarif_report_is_valid_and_complete() {
         "TST002 (needs-raid) not evaluated for sql01: raid_sets is missing (wmi: no RAID controller tool)."
     );
     assert_eq!(raid["associatedRule"]["index"], 1);
-    let err = notes.iter().find(|n| n["level"] == "error").unwrap();
+    let err = notes.iter().find(|n| n["descriptor"]["id"] == "rule-error").unwrap();
+    assert_eq!(err["level"], "error");
     assert_eq!(err["descriptor"]["id"], "rule-error");
     assert_eq!(err["message"]["text"], "TST001 failed on sql02: plugin trapped: unreachable");
     assert_eq!(invocation["properties"]["summary"]["incomplete"], true);
@@ -584,8 +588,8 @@ fn notification_limit_counts_the_rest() {
     run(&mut w, &hosts, &rule_infos());
     let log = assert_valid_sarif_text(&String::from_utf8(w.into_inner()).unwrap());
     let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
-    // One not-evaluated kept, the rule error, and the count of the two left out.
-    assert_eq!(notes.len(), 3);
+    // sql02 not judged, one not-evaluated kept, the rule error, and the count of the two left out.
+    assert_eq!(notes.len(), 4);
     let omitted = notes.iter().find(|n| n["descriptor"]["id"] == "not-evaluated-omitted").unwrap();
     assert!(omitted["message"]["text"].as_str().unwrap().starts_with("2 more not-evaluated"));
 }
