@@ -583,3 +583,33 @@ fn live_only_flags_on_a_check_of_files_are_a_usage_error() {
     // Their defaults are no use of them.
     assert_eq!(spindle(&["check", s(&f)]).status.code(), Some(0));
 }
+
+/// SQL Server on an Azure Linux VM: a data disk partitioned at 1 MiB, no Storage Spaces sections
+/// (an older collector), instant file initialization not reported. Nothing is unknown that could
+/// ever be known.
+const AZURE_LINUX: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "lnx-az1", "os_family": "linux", "is_virtual": true, "cloud_provider": "azure" },
+  "disks": [ { "id": "sdc", "bus": "SCSI", "physical_sector_bytes": 4096, "logical_sector_bytes": 512 } ],
+  "partitions": [ { "id": "sdc1", "disk_id": "sdc", "number": 1, "offset_bytes": 1048576 } ],
+  "volumes": [ { "id": "sdc1", "mount_points": ["/var/opt/mssql/data"], "filesystem": "xfs",
+                 "allocation_unit_bytes": 4096, "backed_by": { "partitions": ["sdc1"] } } ],
+  "sql_instances": [ { "name": "MSSQLSERVER" } ]
+}
+"#;
+
+#[test]
+fn checks_that_can_never_be_resolved_do_not_fail_fail_on_note() {
+    let dir = TempDir::new().unwrap();
+    let f = write(dir.path(), "lnx-az1.json", AZURE_LINUX);
+    let select = "ALN001,ALN002,ALN003,ALN004,GRW003,STR002";
+    let o = spindle(&["check", s(&f), "--select", select, "--fail-on", "note", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stderr(&o), stdout(&o));
+    let host = &json(&o)["hosts"][0];
+    assert_eq!(host["not_evaluated"], serde_json::json!([]), "{host:#}");
+    let na: Vec<&str> =
+        host["not_applicable"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
+    for code in ["ALN002", "ALN003", "GRW003", "STR002"] {
+        assert!(na.contains(&code), "{code} not applicable: {host:#}");
+    }
+}
