@@ -475,7 +475,11 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         )?;
         summary.unreachable_allowed = unreachable_allowed;
         if let Some(b) = &baseline {
-            summary.baseline.get_or_insert_default().absent = b.absent();
+            let not_checked = b.not_checked();
+            let counts = summary.baseline.get_or_insert_default();
+            counts.fixed = b.fixed();
+            counts.not_checked = not_checked.len();
+            writer.not_checked(not_checked);
         }
         writer.finish(&summary).map_err(report_io)?;
         Ok(summary)
@@ -594,7 +598,7 @@ fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest:
         line.push_str(&format!(", {} waived", s.waived));
     }
     if let Some(b) = &s.baseline {
-        line.push_str(&format!("; baseline: {} new, {} fixed, {} unchanged", b.new, b.absent, b.unchanged));
+        line.push_str(&format!("; baseline: {}", b.line()));
     }
     let with = |what: String, cause: &Option<String>| match cause {
         Some(c) => format!("{what} ({c})"),
@@ -669,15 +673,16 @@ fn check_host_rendered(
     let view = engine.view(docs);
     let mut report = engine.check(&view, how.today);
     report.not_judged.extend(how.require.iter().filter_map(|r| unmet(*r, &view)));
-    if let Some(b) = how.baseline {
-        b.mark(&mut report);
-    }
+    let new_not_evaluated = how.baseline.map(|b| b.mark(&mut report, engine.active()));
     if how.order == Order::Gain {
         // Stable: the findings with no estimate keep the engine's order, after the others.
         report.findings.sort_by(|a, b| rank_of(b.gain.as_ref()).total_cmp(&rank_of(a.gain.as_ref())));
     }
     let mut counts = Summary::default();
     counts.add(&report);
+    if let Some(n) = new_not_evaluated {
+        counts.baseline.get_or_insert_default().new_not_evaluated = n;
+    }
     let context = HostContext { packs: engine.packs(), order: how.order };
     Ok((render.render_in(&view, &report, &context).map_err(report_io)?, counts, Causes::of(&report, &view)))
 }
@@ -926,15 +931,15 @@ fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
     if s.incomplete() {
         return Exit::Incomplete;
     }
-    // With a baseline, only new findings count; a check not evaluated is never in one.
-    let (errors, warnings, notes) = match &s.baseline {
-        Some(b) => (b.new_errors, b.new_warnings, b.new_notes),
-        None => (s.errors, s.warnings, s.notes),
+    // With a baseline, only new findings and new checks not evaluated count.
+    let (errors, warnings, notes, not_evaluated) = match &s.baseline {
+        Some(b) => (b.new_errors, b.new_warnings, b.new_notes, b.new_not_evaluated),
+        None => (s.errors, s.warnings, s.notes, s.not_evaluated),
     };
     let failing = match fail_on {
         FailOn::Error => errors,
         FailOn::Warning => errors + warnings,
-        FailOn::Note => errors + warnings + notes + s.not_evaluated,
+        FailOn::Note => errors + warnings + notes + not_evaluated,
         FailOn::Never => 0,
     };
     if failing > 0 { Exit::Findings } else { Exit::Clean }

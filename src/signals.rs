@@ -29,11 +29,14 @@ mod imp {
         next_id: u64,
         /// Files to remove, by registration id.
         files: Vec<(u64, CString)>,
+        /// Directories to remove with what they hold, by registration id.
+        dirs: Vec<(u64, std::path::PathBuf)>,
         /// The terminal's settings before the password prompt changed them.
         terminal: Option<(RawFd, libc::termios)>,
     }
 
-    static UNDO: Mutex<Undo> = Mutex::new(Undo { next_id: 0, files: Vec::new(), terminal: None });
+    static UNDO: Mutex<Undo> =
+        Mutex::new(Undo { next_id: 0, files: Vec::new(), dirs: Vec::new(), terminal: None });
 
     /// The write end of the pipe the handler wakes the watcher through; -1 until installed.
     static WAKE: AtomicI32 = AtomicI32::new(-1);
@@ -141,6 +144,14 @@ mod imp {
             // SAFETY: `path` is a NUL-terminated path.
             unsafe { libc::unlink(path.as_ptr()) };
         }
+        for (_, dir) in &undo.dirs {
+            // Other threads may still add a file while it is emptied: a few tries.
+            for _ in 0..3 {
+                if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+            }
+        }
         if let Some((fd, saved)) = &undo.terminal {
             // SAFETY: `saved` is the terminal's own earlier state; a closed fd just fails.
             unsafe { libc::tcsetattr(*fd, libc::TCSANOW, saved) };
@@ -161,10 +172,23 @@ mod imp {
         }
     }
 
+    impl RemoveOnInterrupt {
+        /// A directory, with what it holds, removed if the run is interrupted.
+        pub(crate) fn dir(path: &Path) -> Self {
+            let mut undo = undo();
+            let id = undo.next_id;
+            undo.next_id += 1;
+            undo.dirs.push((id, path.to_path_buf()));
+            RemoveOnInterrupt(Some(id))
+        }
+    }
+
     impl Drop for RemoveOnInterrupt {
         fn drop(&mut self) {
             if let Some(id) = self.0 {
-                undo().files.retain(|(i, _)| *i != id);
+                let mut undo = undo();
+                undo.files.retain(|(i, _)| *i != id);
+                undo.dirs.retain(|(i, _)| *i != id);
             }
         }
     }
@@ -206,7 +230,7 @@ mod imp {
                     .filter(|(_, p)| p.as_bytes().starts_with(dir.path().as_os_str().as_bytes()))
                     .cloned()
                     .collect();
-                clean_up(&Undo { next_id: 0, files: mine, terminal: None });
+                clean_up(&Undo { next_id: 0, files: mine, dirs: vec![], terminal: None });
             }
             assert!(!a.exists());
             assert!(b.exists());
@@ -227,6 +251,10 @@ mod imp {
 
     impl RemoveOnInterrupt {
         pub(crate) fn new(_: &Path) -> Self {
+            RemoveOnInterrupt
+        }
+
+        pub(crate) fn dir(_: &Path) -> Self {
             RemoveOnInterrupt
         }
     }

@@ -1,7 +1,8 @@
 //! `--split-by host DIR`: where the per-host SARIF logs go. Each log is written into a staging
 //! directory inside DIR as `<stem>.sarif.part`, and all of them are renamed into DIR as
 //! `<stem>.sarif` when the run completes: a run that fails publishes none, and a run killed
-//! half-way leaves only `.part` files in a hidden directory, which no uploader takes for SARIF.
+//! half-way leaves only `.part` files in a hidden directory, which no uploader takes for SARIF;
+//! one interrupted by SIGINT or SIGTERM leaves nothing.
 //!
 //! DIR must hold no `.sarif` file when the run starts: a log left from an earlier run, of a host
 //! no longer checked, would be uploaded with this run's logs as if it were current.
@@ -13,12 +14,16 @@ use std::path::{Path, PathBuf};
 use spindle_report::sarif_split::SplitFiles;
 
 use crate::errors::UserError;
+use crate::signals::RemoveOnInterrupt;
 
 const STAGED: &str = ".sarif.part";
 
 pub struct SplitDir {
     dir: PathBuf,
     staging: tempfile::TempDir,
+    /// Removes the staging directory on SIGINT or SIGTERM, as `-o`'s temporary file is.
+    /// Declared after `staging`, so that the directory is removed before it is forgotten.
+    _interrupt: RemoveOnInterrupt,
     written: usize,
 }
 
@@ -46,7 +51,8 @@ impl SplitDir {
             )));
         }
         let staging = tempfile::Builder::new().prefix(".spindle-split-").tempdir_in(dir).map_err(fail)?;
-        Ok(SplitDir { dir: dir.to_path_buf(), staging, written: 0 })
+        let interrupt = RemoveOnInterrupt::dir(staging.path());
+        Ok(SplitDir { dir: dir.to_path_buf(), staging, _interrupt: interrupt, written: 0 })
     }
 
     /// Publishes every log into DIR; returns how many.
@@ -69,9 +75,11 @@ impl SplitFiles for &mut SplitDir {
 
     fn create(&mut self, stem: &str) -> io::Result<(Self::File, String)> {
         // The staging directory is this run's alone, and DIR held no log: a name free here is
-        // free in DIR. Stems differ only in case never (they are lowercase).
+        // free in DIR. Stems come from names alone and differ as names do (lowercase), so a
+        // stem is taken only by the same name twice (a host and a server not collected): `~2`
+        // is no other name's stem.
         for n in 1usize.. {
-            let name = if n == 1 { stem.to_string() } else { format!("{stem}-{n}") };
+            let name = if n == 1 { stem.to_string() } else { format!("{stem}~{n}") };
             let path = self.staging.path().join(format!("{name}{STAGED}"));
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => {

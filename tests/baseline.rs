@@ -123,7 +123,7 @@ fn a_check_against_its_own_baseline_has_nothing_new_and_passes_despite_errors() 
     assert!(all.iter().all(|f| f["baseline"] == "unchanged"));
     assert_eq!(
         report["summary"]["baseline"],
-        serde_json::json!({"new": 0, "unchanged": all.len(), "absent": 0})
+        serde_json::json!({"new": 0, "unchanged": all.len(), "absent": 0, "not_checked": 0, "not_checked_findings": []})
     );
     assert!(report["summary"]["errors"].as_u64().unwrap() > 0, "the errors are still reported");
 
@@ -195,7 +195,10 @@ fn a_fixed_problem_is_counted_absent() {
     erp_sql2(dir.path(), |t| t);
     let (code, report) = check_json(dir.path(), "b.json", &["snaps"]);
     assert_eq!(code, Some(0));
-    assert_eq!(report["summary"]["baseline"], serde_json::json!({"new": 0, "unchanged": 16, "absent": 1}));
+    assert_eq!(
+        report["summary"]["baseline"],
+        serde_json::json!({"new": 0, "unchanged": 16, "absent": 1, "not_checked": 0, "not_checked_findings": []})
+    );
     let o = spindle_in(dir.path(), &["check", "--baseline", "b.json", "snaps", "--format", "markdown"]);
     assert!(stdout(&o).contains("| fixed since the baseline | 1 |"), "{}", stdout(&o));
     let o = spindle_in(dir.path(), &["check", "--baseline", "b.json", "snaps", "--format", "html"]);
@@ -212,7 +215,10 @@ fn fingerprints_survive_renaming_and_moving_the_snapshot() {
     fs::rename(&original, elsewhere.join("renamed-host-file.json")).unwrap();
     let (code, report) = check_json(dir.path(), "b.json", &["archive"]);
     assert_eq!(code, Some(0));
-    assert_eq!(report["summary"]["baseline"], serde_json::json!({"new": 0, "unchanged": 17, "absent": 0}));
+    assert_eq!(
+        report["summary"]["baseline"],
+        serde_json::json!({"new": 0, "unchanged": 17, "absent": 0, "not_checked": 0, "not_checked_findings": []})
+    );
     // The report does point at the new place: only the identity stayed.
     let path = findings(&report)[0]["location"]["path"].as_str().unwrap().to_string();
     assert!(path.contains("renamed-host-file.json"), "{path}");
@@ -276,7 +282,7 @@ fn sarif_results_carry_their_baseline_state_and_the_log_stays_valid() {
     let new = results.iter().find(|r| r["baselineState"] == "new").unwrap();
     assert_eq!(new["ruleId"], "ALN001");
     let counts = &log["runs"][0]["invocations"][0]["properties"]["summary"]["baseline"];
-    assert_eq!(*counts, serde_json::json!({"new": 1, "unchanged": 16, "absent": 0}));
+    assert_eq!(*counts, serde_json::json!({"new": 1, "unchanged": 16, "absent": 0, "notChecked": 0}));
     // Microsoft's validator, with GitHub's rules, where it is installed (always in CI).
     if let Some(tool) = multitool::multitool() {
         let path = dir.path().join("baseline.sarif");
@@ -343,4 +349,195 @@ fn text_report_against_a_baseline() {
     one_new_problem(dir.path());
     let o = spindle_in(dir.path(), &["check", "snaps", "--baseline", "b.json", "--color", "never"]);
     insta::assert_snapshot!("text-baseline-one-new", stdout(&o));
+}
+
+/// Every example's directory, as inputs.
+fn examples() -> Vec<String> {
+    [
+        "win2003-sector63",
+        "win2003-aligned",
+        "linux-xfs-md",
+        "azure-storage-spaces",
+        "hdd-raid-shared-spindles",
+    ]
+    .iter()
+    .map(|e| example(e).to_str().unwrap().to_string())
+    .collect()
+}
+
+#[test]
+fn a_run_of_one_host_against_a_fleet_baseline_fixes_nothing_it_did_not_check() {
+    let dir = TempDir::new().unwrap();
+    let all = examples();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let baseline = record(dir.path(), "fleet.json", &all);
+    let recorded = baseline["findings"].as_array().unwrap();
+    let one = example("win2003-sector63");
+    let one = one.to_str().unwrap();
+    let (code, report) = check_json(dir.path(), "fleet.json", &[one]);
+    assert_eq!(code, Some(0), "nothing is new");
+    let host = report["hosts"][0]["host"].as_str().unwrap().to_string();
+    let others: Vec<&Value> = recorded.iter().filter(|e| e["host"] != host.as_str()).collect();
+    assert!(others.len() > 10, "the other hosts have findings: {}", others.len());
+    let counts = &report["summary"]["baseline"];
+    assert_eq!(counts["absent"], 0, "no host the run did not check is fixed: {counts}");
+    assert_eq!(counts["not_checked"], others.len(), "{counts}");
+    let listed = counts["not_checked_findings"].as_array().unwrap();
+    assert_eq!(listed.len(), others.len());
+    assert!(listed.iter().all(|e| e["host"] != host.as_str() && e["fingerprint"].is_string()), "{listed:?}");
+
+    // The same word in every format.
+    let o = spindle_in(dir.path(), &["check", one, "--baseline", "fleet.json"]);
+    let text = stdout(&o);
+    let line = format!(
+        "; baseline: 0 new, 0 fixed, {} unchanged, {} not checked",
+        findings(&report).len(),
+        others.len()
+    );
+    assert!(text.contains(&line), "{text}");
+    let o = spindle_in(dir.path(), &["check", one, "--baseline", "fleet.json", "-o", "r.txt"]);
+    assert!(flat_stderr(&o).contains(&line), "{}", stderr(&o));
+    let o = spindle_in(dir.path(), &["check", one, "--baseline", "fleet.json", "--format", "sarif"]);
+    let log = sarif_schema::assert_valid_sarif_text(&stdout(&o));
+    let sarif = &log["runs"][0]["invocations"][0]["properties"]["summary"]["baseline"];
+    assert_eq!((&sarif["absent"], &sarif["notChecked"]), (&Value::from(0), &Value::from(others.len())));
+    let o = spindle_in(dir.path(), &["check", one, "--baseline", "fleet.json", "--format", "markdown"]);
+    assert!(stdout(&o).contains(&format!("| baseline findings not checked | {} |", others.len())));
+    let o = spindle_in(dir.path(), &["check", one, "--baseline", "fleet.json", "--format", "html"]);
+    assert!(stdout(&o).contains(&format!("{} not checked", others.len())));
+
+    // A rule the run did not select was not checked either, on the host it did check.
+    let (_, report) = check_json(dir.path(), "fleet.json", &[one, "--select", "ALN"]);
+    let mine_not_aln = recorded
+        .iter()
+        .filter(|e| e["host"] == host.as_str() && !e["code"].as_str().unwrap().starts_with("ALN"))
+        .count();
+    assert!(mine_not_aln > 0);
+    assert_eq!(report["summary"]["baseline"]["absent"], 0);
+    assert_eq!(report["summary"]["baseline"]["not_checked"], others.len() + mine_not_aln);
+}
+
+#[test]
+fn a_problem_fixed_on_a_checked_host_is_still_fixed_beside_unchecked_ones() {
+    let dir = TempDir::new().unwrap();
+    erp_sql2(dir.path(), misaligned);
+    let other = example("win2003-sector63");
+    record(dir.path(), "b.json", &["snaps", other.to_str().unwrap()]);
+    erp_sql2(dir.path(), |t| t);
+    let (code, report) = check_json(dir.path(), "b.json", &["snaps"]);
+    assert_eq!(code, Some(0));
+    let counts = &report["summary"]["baseline"];
+    assert_eq!(counts["absent"], 1, "the realigned partition: {counts}");
+    assert!(counts["not_checked"].as_u64().unwrap() > 0, "{counts}");
+}
+
+#[test]
+fn checks_not_evaluated_already_in_the_baseline_do_not_fail_fail_on_note() {
+    let dir = TempDir::new().unwrap();
+    // No SQL Server facts: every SQL rule is not evaluated.
+    fs::write(dir.path().join("sql01.json"), SECTOR_63).unwrap();
+    let baseline = record(dir.path(), "b.json", &["sql01.json"]);
+    let recorded = baseline["not_evaluated"].as_array().expect("the checks not evaluated are recorded");
+    assert!(!recorded.is_empty());
+    let o = spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "b.json", "--fail-on", "note"]);
+    assert_eq!(o.status.code(), Some(0), "nothing new: {}", stderr(&o));
+    // Without the baseline, or with one that does not record them, they fail as before.
+    let o = spindle_in(dir.path(), &["check", "sql01.json", "--fail-on", "note"]);
+    assert_eq!(o.status.code(), Some(1));
+    let mut old = baseline.clone();
+    old.as_object_mut().unwrap().remove("not_evaluated");
+    fs::write(dir.path().join("old.json"), old.to_string()).unwrap();
+    let o = spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "old.json", "--fail-on", "note"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A check not evaluated that the baseline did not have is new.
+    let mut fewer = baseline.clone();
+    fewer["not_evaluated"].as_array_mut().unwrap().pop();
+    fs::write(dir.path().join("fewer.json"), fewer.to_string()).unwrap();
+    let o = spindle_in(dir.path(), &["check", "sql01.json", "--baseline", "fewer.json", "--fail-on", "note"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn a_baseline_is_read_with_a_bound_and_a_byte_order_mark_is_accepted() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("sql01.json"), SECTOR_63).unwrap();
+    record(dir.path(), "b.json", &["sql01.json"]);
+    // As a Windows editor saves it.
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend(fs::read(dir.path().join("b.json")).unwrap());
+    fs::write(dir.path().join("bom.json"), bom).unwrap();
+    let (code, report) = check_json(dir.path(), "bom.json", &["sql01.json"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["summary"]["baseline"]["unchanged"], 1);
+
+    // A named pipe nobody writes to is refused, not waited on; /dev/zero is not read forever.
+    let fifo = dir.path().join("fifo.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let mut child = spindle_test_support::spindle_command(env!("CARGO_BIN_EXE_spindle"))
+            .args(["check", "sql01.json", "--no-config", "--baseline", path])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A run that hangs on the pipe, or reads /dev/zero until memory runs out, fails here
+        // rather than hanging the tests.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{path}: still reading the baseline after 30 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{path}: {}", stderr(&o));
+        let err = flat_stderr(&o);
+        assert!(err.contains(&format!("{path}: cannot read the baseline")), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn ci_formats_put_the_new_finding_first_and_say_new_or_unchanged() {
+    let dir = TempDir::new().unwrap();
+    one_new_problem(dir.path());
+    // GitHub shows 10 annotations of each kind per step: the one new finding comes first, the
+    // 16 unchanged ones after every new one, as notices.
+    let o = spindle_in(dir.path(), &["check", "snaps", "--baseline", "b.json", "--format", "github"]);
+    assert_eq!(o.status.code(), Some(1));
+    let log = stdout(&o);
+    let commands: Vec<&str> = log.lines().filter(|l| l.starts_with("::")).collect();
+    let findings: Vec<&str> =
+        commands.iter().copied().filter(|l| l.contains("(new)::") || l.contains("(unchanged)::")).collect();
+    assert_eq!(findings.len(), 17, "{log}");
+    assert!(findings[0].starts_with("::error ") && findings[0].contains("title=ALN001"), "{}", findings[0]);
+    assert!(findings[0].contains("(new)::"), "{}", findings[0]);
+    assert!(findings[1..].iter().all(|l| l.starts_with("::notice ") && l.contains("(unchanged)::")), "{log}");
+    let first_unchanged = commands.iter().position(|l| l.contains("(unchanged)::")).unwrap();
+    assert!(commands[first_unchanged..].iter().all(|l| l.contains("(unchanged)::")), "{log}");
+    // Without a baseline, as before: no word of one.
+    let o = spindle_in(dir.path(), &["check", "snaps", "--format", "github"]);
+    assert!(!stdout(&o).contains("(new)") && !stdout(&o).contains("(unchanged)"));
+
+    // GitLab says it in the description, the only field its widget shows for it.
+    let o = spindle_in(dir.path(), &["check", "snaps", "--baseline", "b.json", "--format", "gitlab"]);
+    let issues: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let says = |what: &str| {
+        issues
+            .iter()
+            .filter(|i| i["description"].as_str().unwrap().ends_with(&format!("({what} since the baseline)")))
+            .count()
+    };
+    assert_eq!((says("new"), says("unchanged")), (1, 16));
+
+    // JUnit: in the failing test case's message and before each finding.
+    let o = spindle_in(dir.path(), &["check", "snaps", "--baseline", "b.json", "--format", "junit"]);
+    let xml = stdout(&o);
+    assert!(xml.contains("message=\"1 finding: 1 new, 0 unchanged (error at worst)\""), "{xml}");
+    assert_eq!(xml.matches("[new] ALN001").count(), 1, "{xml}");
+    assert_eq!(xml.matches("[unchanged] ").count(), 16, "{xml}");
 }

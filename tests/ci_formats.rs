@@ -4,6 +4,7 @@
 //! runs (a host not judged, a server not collected) shown as errors in every format. To accept
 //! new output: `INSTA_UPDATE=always cargo test --test ci_formats`, then read the diff.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -313,4 +314,224 @@ fn a_ci_report_written_among_the_snapshots_is_named_as_one() {
             "{err}"
         );
     }
+}
+
+/// Every fenced block of `lang` in README.md and docs/*.md: (file:line, text).
+fn doc_blocks(lang: &str) -> Vec<(String, String)> {
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    let mut blocks = vec![];
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let shown = file.strip_prefix(root()).unwrap().display().to_string();
+        let mut open: Option<(usize, String)> = None;
+        for (i, line) in text.lines().enumerate() {
+            let fence = line.trim_start();
+            match &mut open {
+                None if fence == format!("```{lang}") => open = Some((i + 1, String::new())),
+                Some((at, body)) if fence == "```" => {
+                    blocks.push((format!("{shown}:{at}"), std::mem::take(body)));
+                    open = None;
+                }
+                Some((_, body)) => {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+                None => {}
+            }
+        }
+    }
+    blocks
+}
+
+/// A Python with PyYAML: the parsers' venv (sqlfluff depends on PyYAML), else the system's.
+fn python_with_yaml() -> Option<PathBuf> {
+    let venv = root().join("target/test-tools/parsers/bin/python");
+    for python in [venv, PathBuf::from("python3")] {
+        let ok = Command::new(&python).args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    let why = "no Python with PyYAML: run scripts/install-test-tools.sh";
+    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Each YAML text parsed by PyYAML, as JSON; a block that does not parse fails the test.
+fn parse_yaml(python: &Path, blocks: &[(String, String)]) -> Vec<Value> {
+    let script =
+        "import json, sys, yaml\nprint(json.dumps([yaml.safe_load(t) for t in json.load(sys.stdin)]))";
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let texts: Vec<&str> = blocks.iter().map(|(_, t)| t.as_str()).collect();
+    serde_json::to_writer(child.stdin.take().unwrap(), &texts).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "PyYAML: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The command a step or job runs: GitHub's `run`, Azure's and GitLab's `script` (a string or
+/// a list of lines).
+fn commands(step: &Value) -> String {
+    ["run", "script"]
+        .iter()
+        .filter_map(|k| step.get(k))
+        .map(|v| match v {
+            Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"),
+            v => v.as_str().unwrap_or_default().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn runs_spindle(step: &Value) -> bool {
+    commands(step).contains("spindle check")
+}
+
+/// Runs whatever the steps before it did: GitHub `if: always()` / `!cancelled()`, Azure
+/// `condition: always()` / `succeededOrFailed()`.
+fn runs_always(step: &Value) -> bool {
+    ["if", "condition"]
+        .iter()
+        .filter_map(|k| step.get(k).and_then(Value::as_str))
+        .any(|c| c.contains("always()") || c.contains("!cancelled()") || c.contains("succeededOrFailed()"))
+}
+
+/// What `where_` (a block of the docs) does wrong as a CI recipe: a spindle step that cannot
+/// fail the job, or a publishing step or job that a failed spindle step skips.
+fn recipe_faults(where_: &str, doc: &Value, kinds: &mut BTreeSet<&'static str>) -> Vec<String> {
+    let mut faults = vec![];
+    let check_steps = |steps: &[Value], faults: &mut Vec<String>, kinds: &mut BTreeSet<&'static str>| {
+        let Some(first) = steps.iter().position(runs_spindle) else { return };
+        kinds.insert(if steps[first].get("script").is_some() { "azure" } else { "github" });
+        for step in &steps[first..] {
+            if step.get("continue-on-error") == Some(&Value::Bool(true)) {
+                faults.push(format!("{where_}: continue-on-error: the job never fails"));
+            }
+        }
+        for step in &steps[first + 1..] {
+            if !runs_always(step) {
+                faults.push(format!("{where_}: {step} is skipped when spindle exits 1"));
+            }
+        }
+    };
+    match doc {
+        // A list of steps (GitHub or Azure DevOps).
+        Value::Array(steps) => check_steps(steps, &mut faults, kinds),
+        Value::Object(top) => {
+            let jobs = top.get("jobs").and_then(Value::as_object);
+            if let Some(jobs) = jobs {
+                // GitHub Actions: each job's steps, and the jobs that need one that ran spindle.
+                let gating: Vec<&String> = jobs
+                    .iter()
+                    .filter(|(_, j)| j["steps"].as_array().is_some_and(|s| s.iter().any(runs_spindle)))
+                    .map(|(name, _)| name)
+                    .collect();
+                for (name, job) in jobs {
+                    if let Some(steps) = job["steps"].as_array() {
+                        check_steps(steps, &mut faults, kinds);
+                    }
+                    let needs: Vec<&str> = match &job["needs"] {
+                        Value::String(n) => vec![n.as_str()],
+                        Value::Array(ns) => ns.iter().filter_map(Value::as_str).collect(),
+                        _ => vec![],
+                    };
+                    if needs.iter().any(|n| gating.iter().any(|g| g.as_str() == *n)) && !runs_always(job) {
+                        faults.push(format!("{where_}: job {name} is skipped when spindle exits 1"));
+                    }
+                }
+            } else {
+                // GitLab CI: jobs at the top; a job's artifacts must be kept when it fails.
+                for (name, job) in top {
+                    if !runs_spindle(job) {
+                        continue;
+                    }
+                    kinds.insert("gitlab");
+                    if commands(job).contains("|| true")
+                        || job.get("allow_failure") == Some(&Value::Bool(true))
+                    {
+                        faults.push(format!("{where_}: job {name} never fails"));
+                    }
+                    if job.get("artifacts").is_some() && job["artifacts"]["when"] != "always" {
+                        faults.push(format!("{where_}: job {name} loses its report when spindle exits 1"));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    faults
+}
+
+#[test]
+fn every_ci_recipe_in_the_docs_publishes_the_report_always_and_fails_the_job() {
+    let yaml = doc_blocks("yaml");
+    assert!(yaml.len() >= 4, "{yaml:?}");
+    let mut faults = vec![];
+    let mut kinds = BTreeSet::new();
+    for (where_, text) in &yaml {
+        // Whatever the CI system, nothing may swallow spindle's status.
+        for bad in ["|| true", "continue-on-error: true", "|| exit 0", "set +e"] {
+            if text.contains(bad) {
+                faults.push(format!("{where_}: `{bad}` swallows spindle's exit status"));
+            }
+        }
+    }
+    if let Some(python) = python_with_yaml() {
+        for ((where_, _), doc) in yaml.iter().zip(parse_yaml(&python, &yaml)) {
+            faults.extend(recipe_faults(where_, &doc, &mut kinds));
+        }
+        // Each CI system the docs give a recipe for was found and checked.
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["azure", "github", "gitlab"]);
+    }
+    // Jenkins (Groovy): the spindle step fails the stage, the publishing is in `post { always`.
+    let groovy = doc_blocks("groovy");
+    assert!(!groovy.is_empty());
+    for (where_, text) in &groovy {
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if flat.contains("|| true") {
+            faults.push(format!("{where_}: `|| true` swallows spindle's exit status"));
+        }
+        let Some(post) = flat.find("post { always {") else {
+            faults.push(format!("{where_}: the report is not published in `post {{ always {{ … }} }}`"));
+            continue;
+        };
+        if !flat[post..].contains("junit '") || flat[..post].contains("junit '") {
+            faults.push(format!("{where_}: junit is not in `post {{ always }}`"));
+        }
+    }
+    // The README's one-line recipes say the same.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let row =
+        |format: &str| readme.lines().find(|l| l.starts_with(&format!("| `--format {format}`"))).unwrap();
+    for (format, needs) in [
+        ("junit", ["condition: succeededOrFailed()", "post { always { junit"].as_slice()),
+        ("gitlab", ["when: always"].as_slice()),
+        ("sarif", ["!cancelled()"].as_slice()),
+    ] {
+        for need in needs {
+            if !row(format).contains(need) {
+                faults.push(format!("README.md, --format {format}: no `{need}`"));
+            }
+        }
+    }
+    for format in ["junit", "gitlab", "github", "sarif"] {
+        if row(format).contains("|| true") {
+            faults.push(format!("README.md, --format {format}: `|| true`"));
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
 }

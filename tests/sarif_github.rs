@@ -303,17 +303,22 @@ fn split_by_host_writes_a_valid_log_per_host_each_its_own_category() {
     let logs = split_logs(&out);
     let files: Vec<&str> = logs.iter().map(|(n, _)| n.as_str()).collect();
     let server = refusing[1].replace(',', "_");
-    let mut expected = vec![
-        "_.._escape.sarif".to_string(),
-        "erp-sql1.sarif".into(),
-        "fleet_a-2.sarif".into(),
-        "fleet_a.sarif".into(),
-        format!("{server}.sarif"),
-    ];
-    expected.sort();
-    assert_eq!(files, expected);
+    // A name kept as it is (but for case) is its own stem; one changed to make a file name ends
+    // `~` and its hash, so it is no other name's stem.
+    // Sorted: the server's stem starts with a digit.
+    let expected = [&format!("{server}~"), "_.._escape~", "erp-sql1.sarif", "fleet_a.sarif", "fleet_a~"];
+    assert_eq!(files.len(), expected.len(), "{files:?}");
+    for (file, want) in files.iter().zip(expected) {
+        match want.strip_suffix('~') {
+            Some(stem) => {
+                let hash = file.strip_prefix(&format!("{stem}~")).and_then(|h| h.strip_suffix(".sarif"));
+                assert!(hash.is_some_and(|h| h.len() == 16), "{file}: {stem}~ and a hash");
+            }
+            None => assert_eq!(*file, want),
+        }
+    }
     // Nothing else is left in the directory (the staging directory is gone).
-    assert_eq!(fs::read_dir(&out).unwrap().count(), expected.len());
+    assert_eq!(fs::read_dir(&out).unwrap().count(), files.len());
 
     let categories: BTreeSet<String> = logs
         .iter()
@@ -468,4 +473,25 @@ fn a_run_that_fails_publishes_no_split_log() {
     assert!(stderr(&o).contains("zz-broken.json"), "{}", stderr(&o));
     let left: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "no log, no staging directory: {left:?}");
+}
+
+#[test]
+fn a_hosts_split_log_keeps_its_name_when_another_host_joins() {
+    // GitHub closes a category's alerts when its log stops coming: a host's log name (and
+    // category) must not depend on which hosts run beside it.
+    let dir = TempDir::new().unwrap();
+    let log_names = |sub: &str, names: &[&str]| -> Vec<String> {
+        let fleet = fleet_of(dir.path(), sub, names.iter().map(|n| n.to_string()));
+        let out = dir.path().join(format!("{sub}-sarif"));
+        let o = spindle(&["check", s(&fleet), "--format", "sarif", "--split-by", "host", s(&out)]);
+        assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+        split_logs(&out).into_iter().map(|(n, _)| n).collect()
+    };
+    let alone = log_names("alone", &["sql 1"]);
+    // Joined by a host whose name makes the same file name, listed first.
+    let joined = log_names("joined", &["sql_1", "sql/1", "sql 1"]);
+    assert_eq!(alone.len(), 1);
+    assert_eq!(joined.len(), 3, "{joined:?}");
+    assert!(joined.contains(&alone[0]), "{alone:?} in {joined:?}");
+    assert!(joined.contains(&"sql_1.sarif".to_string()), "a name that is a file name is kept: {joined:?}");
 }

@@ -8,6 +8,9 @@
 //!   "created_at": "2026-11-30T00:00:00Z",
 //!   "findings": [
 //!     {"host": "erp-sql1", "entity": "erp-sql1/disk:1/partition:1", "code": "ALN001", "fingerprint": "…", "severity": "error"}
+//!   ],
+//!   "not_evaluated": [
+//!     {"host": "erp-sql1", "code": "ALN002", "missing": "stripe_unit_bytes"}
 //!   ]
 //! }
 //! ```
@@ -44,17 +47,39 @@ struct Entry<'a> {
     waived: bool,
 }
 
+/// A finding of the baseline as it records it, for reports that list those a run did not
+/// check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BaselineEntry {
+    pub host: String,
+    pub entity: String,
+    pub code: String,
+    pub fingerprint: String,
+}
+
+/// A check not evaluated (a fact missing) as the baseline records it: a check run against the
+/// baseline fails `--fail-on note` only for one it did not record.
+#[derive(Debug, Serialize)]
+struct NotEvaluatedEntry<'a> {
+    host: &'a str,
+    code: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    entity: &'a str,
+    missing: &'a str,
+}
+
 /// Writes the baseline of a run. Hosts come rendered as one line per finding; the lines are kept
 /// (the file is O(findings), as the baseline is) and sorted at the end.
 pub struct BaselineWriter<'w> {
     w: &'w mut dyn Write,
     created_at: String,
     lines: Vec<Vec<u8>>,
+    not_evaluated: Vec<Vec<u8>>,
 }
 
 impl<'w> BaselineWriter<'w> {
     pub fn new(w: &'w mut dyn Write) -> Self {
-        BaselineWriter { w, created_at: String::new(), lines: vec![] }
+        BaselineWriter { w, created_at: String::new(), lines: vec![], not_evaluated: vec![] }
     }
 }
 
@@ -74,6 +99,15 @@ impl Render for BaselineRender {
             };
             out.part(Part::Result, |buf| serde_json::to_writer(buf, &entry).map_err(io::Error::other))?;
         }
+        for n in &report.not_evaluated {
+            let entry = NotEvaluatedEntry {
+                host: &report.host,
+                code: &n.code,
+                entity: n.entity.as_ref().map_or("", |e| e.key.as_str()),
+                missing: &n.missing,
+            };
+            out.part(Part::NotEvaluated, |buf| serde_json::to_writer(buf, &entry).map_err(io::Error::other))?;
+        }
         Ok(out)
     }
 }
@@ -92,7 +126,12 @@ impl ReportWriter for BaselineWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        self.lines.extend(host.parts().map(|(_, bytes)| bytes.to_vec()));
+        for (part, bytes) in host.parts() {
+            match part {
+                Part::NotEvaluated => self.not_evaluated.push(bytes.to_vec()),
+                _ => self.lines.push(bytes.to_vec()),
+            }
+        }
         Ok(())
     }
 
@@ -102,17 +141,28 @@ impl ReportWriter for BaselineWriter<'_> {
     }
 
     fn finish(&mut self, _summary: &Summary) -> io::Result<()> {
-        self.lines.sort_unstable();
-        self.lines.dedup();
         writeln!(self.w, "{{")?;
         writeln!(self.w, "  \"spindle_baseline\": {VERSION},")?;
         writeln!(self.w, "  \"created_at\": {},", serde_json::to_string(&self.created_at)?)?;
-        write!(self.w, "  \"findings\": [")?;
-        for (i, line) in self.lines.iter().enumerate() {
-            self.w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
-            self.w.write_all(line)?;
+        write_sorted(self.w, "findings", &mut self.lines)?;
+        // Only when there are any: a baseline without them reads as before.
+        if !self.not_evaluated.is_empty() {
+            self.w.write_all(b",\n")?;
+            write_sorted(self.w, "not_evaluated", &mut self.not_evaluated)?;
         }
-        writeln!(self.w, "{}]\n}}", if self.lines.is_empty() { "" } else { "\n  " })?;
+        writeln!(self.w, "\n}}")?;
         self.w.flush()
     }
+}
+
+/// `"key": [...]`, one line an element, sorted so that two baselines diff line by line.
+fn write_sorted(w: &mut dyn Write, key: &str, lines: &mut Vec<Vec<u8>>) -> io::Result<()> {
+    lines.sort_unstable();
+    lines.dedup();
+    write!(w, "  \"{key}\": [")?;
+    for (i, line) in lines.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        w.write_all(line)?;
+    }
+    write!(w, "{}]", if lines.is_empty() { "" } else { "\n  " })
 }

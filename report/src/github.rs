@@ -3,7 +3,10 @@
 //! `::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE rule::message`.
 //!
 //! A finding that counts is an `error`, `warning` or `notice` as its severity is an error, a
-//! warning or a note; waived findings are left out (only counted in the last line). A rule that
+//! warning or a note; waived findings are left out (only counted in the last line). With
+//! `--baseline`, a new finding's title ends `(new)`, and a finding unchanged since the baseline is
+//! a `notice` titled `(unchanged)`, written after every host's new findings: GitHub shows only 10
+//! annotations of each kind per step, and the one new finding must not be the fiftieth. A rule that
 //! could not be evaluated for a missing fact is a `notice` per rule and fact on a host; a rule
 //! error, a host spindle could not judge and a server that gave no facts are `error`s, and an
 //! incomplete run ends with one more `error` before the run's summary line.
@@ -18,7 +21,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, Severity};
+use spindle_core::finding::{BaselineState, Finding, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
@@ -26,7 +29,7 @@ use crate::ci::{
     Place, headline, not_evaluated_groups, not_evaluated_place, not_evaluated_text, not_judged, values,
 };
 use crate::text::run_summary;
-use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary};
+use crate::{HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 /// GitHub's command for a severity.
 pub fn github_command(s: Severity) -> &'static str {
@@ -58,11 +61,13 @@ pub fn escape_property(s: &str) -> String {
 
 pub struct GithubWriter<'w> {
     w: &'w mut dyn Write,
+    /// The findings unchanged since the baseline, written after every host.
+    later: Vec<u8>,
 }
 
 impl<'w> GithubWriter<'w> {
     pub fn new(w: &'w mut dyn Write) -> Self {
-        GithubWriter { w }
+        GithubWriter { w, later: vec![] }
     }
 }
 
@@ -108,7 +113,8 @@ struct GithubRender;
 impl Render for GithubRender {
     fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
         let host = untrusted::name(&report.host);
-        Rendered::one_block(|buf| {
+        let mut out = Rendered::new();
+        out.part(Part::Host, |buf| {
             let file = Place::fallback(view, None);
             if let Some(why) = not_judged(report) {
                 let message = format!("spindle could not judge {host}: {why}");
@@ -119,8 +125,9 @@ impl Render for GithubRender {
                 let message = format!("{host} is not fully checked: {}", untrusted::message(&e.message));
                 command(buf, "error", Some(&file), &title, &message)?;
             }
-            for f in report.counting() {
-                let title = format!("{} {}", untrusted::name(&f.code), untrusted::name(&f.rule));
+            for f in report.counting().filter(|f| f.baseline != Some(BaselineState::Unchanged)) {
+                let new = if f.baseline.is_some() { " (new)" } else { "" };
+                let title = format!("{} {}{new}", untrusted::name(&f.code), untrusted::name(&f.rule));
                 let place = Place::of_finding(view, f);
                 command(buf, github_command(f.severity), Some(&place), &title, &finding_message(f))?;
             }
@@ -129,8 +136,17 @@ impl Render for GithubRender {
                 let place = not_evaluated_place(view, n);
                 command(buf, "notice", Some(&place), &title, &not_evaluated_text(&report.host, n, count))?;
             }
-            Ok(())
-        })
+            io::Result::Ok(())
+        })?;
+        out.part(Part::Later, |buf| {
+            for f in report.counting().filter(|f| f.baseline == Some(BaselineState::Unchanged)) {
+                let title = format!("{} {} (unchanged)", untrusted::name(&f.code), untrusted::name(&f.rule));
+                let place = Place::of_finding(view, f);
+                command(buf, "notice", Some(&place), &title, &finding_message(f))?;
+            }
+            io::Result::Ok(())
+        })?;
+        Ok(out)
     }
 }
 
@@ -144,7 +160,13 @@ impl ReportWriter for GithubWriter<'_> {
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {
-        host.write_to(&mut self.w)
+        for (part, bytes) in host.parts() {
+            match part {
+                Part::Later => self.later.extend_from_slice(bytes),
+                _ => self.w.write_all(bytes)?,
+            }
+        }
+        Ok(())
     }
 
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
@@ -156,6 +178,7 @@ impl ReportWriter for GithubWriter<'_> {
     }
 
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
+        self.w.write_all(&std::mem::take(&mut self.later))?;
         let line = run_summary(s);
         if s.incomplete() {
             let mut buf = vec![];

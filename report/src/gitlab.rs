@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, Severity};
+use spindle_core::finding::{BaselineState, Finding, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
@@ -97,7 +97,44 @@ fn description(f: &Finding) -> String {
     if f.waiver.is_some() {
         text.push_str(" (its waiver has expired)");
     }
+    // GitLab compares a merge request's issues with its target branch's, not with a baseline;
+    // the description is where its widget shows what the baseline says.
+    match f.baseline {
+        Some(BaselineState::New) => text.push_str(" (new since the baseline)"),
+        Some(BaselineState::Unchanged) => text.push_str(" (unchanged since the baseline)"),
+        None => {}
+    }
     text
+}
+
+/// Each finding's fingerprint, unique on its host: GitLab shows one issue per fingerprint, and
+/// a plugin may report one rule on one entity several times (the identity baselines and SARIF
+/// use). A finding sharing it is told apart by its message, then by its place among those with
+/// the same message, so each is the same from run to run while the plugin says the same.
+fn unique_fingerprints(findings: &[&Finding]) -> Vec<String> {
+    let bases: Vec<String> = findings.iter().map(|f| fingerprint(f)).collect();
+    let mut out: Vec<String> = Vec::with_capacity(bases.len());
+    let mut sorted = bases.clone();
+    sorted.sort_unstable();
+    let shared = |b: &String| {
+        sorted.binary_search(b).is_ok_and(|i| sorted.get(i + 1) == Some(b) || (i > 0 && sorted[i - 1] == *b))
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (f, base) in findings.iter().zip(&bases) {
+        if !shared(base) {
+            out.push(base.clone());
+            continue;
+        }
+        let by_message = fingerprint_of(&[base, &f.message]);
+        let repeat = seen.entry(by_message.clone()).or_default();
+        out.push(if *repeat == 0 {
+            by_message
+        } else {
+            fingerprint_of(&[base, &f.message, &repeat.to_string()])
+        });
+        *repeat += 1;
+    }
+    out
 }
 
 struct GitlabRender;
@@ -131,11 +168,12 @@ impl Render for GitlabRender {
                 place: Place::fallback(view, None),
             });
         }
-        for f in report.counting() {
+        let counting: Vec<&Finding> = report.counting().collect();
+        for (f, fingerprint) in counting.iter().zip(unique_fingerprints(&counting)) {
             issues.push(Issue {
                 check_name: &f.code,
                 description: description(f),
-                fingerprint: fingerprint(f),
+                fingerprint,
                 severity: gitlab_severity(f.severity),
                 place: Place::of_finding(view, f),
             });
@@ -202,5 +240,35 @@ impl ReportWriter for GitlabWriter<'_> {
         self.stage = Stage::Finished;
         self.w.write_all(if self.issues == 0 { b"]\n" } else { b"\n]\n" })?;
         self.w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::finding;
+
+    #[test]
+    fn findings_of_one_rule_on_one_entity_get_fingerprints_of_their_own_stable_across_runs() {
+        // A plugin reporting one rule three times on one entity: GitLab would show one issue.
+        let mut three = [finding("acme/ACM001", "h/db:1", None), finding("acme/ACM001", "h/db:1", None)];
+        three[0].message = "owner is sa".into();
+        three[1].message = "owner is dbo".into();
+        let mut same_message = finding("acme/ACM001", "h/db:1", None);
+        same_message.message = "owner is sa".into();
+        let alone = finding("ALN001", "h/disk:1/partition:1", Some("offset_bytes"));
+        let all = [&three[0], &three[1], &same_message, &alone];
+        let prints = unique_fingerprints(&all);
+        let mut distinct = prints.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4, "{prints:?}");
+        // A finding no other shares keeps the fingerprint of the JSON and SARIF reports.
+        assert_eq!(prints[3], fingerprint(&alone));
+        // The same findings in another run: the same fingerprints.
+        assert_eq!(unique_fingerprints(&all), prints);
+        // One told apart by its message keeps its fingerprint whatever its place.
+        let reordered = unique_fingerprints(&[&three[1], &three[0], &same_message]);
+        assert_eq!(reordered[0], prints[1]);
     }
 }

@@ -334,8 +334,8 @@ impl ReportWriter for HtmlWriter<'_> {
         if let Some(b) = s.baseline {
             writeln!(
                 self.w,
-                "<p class=\"baseline\">Against the baseline: <strong>{} new</strong>, {} fixed, {} unchanged.</p>",
-                b.new, b.absent, b.unchanged
+                "<p class=\"baseline\">Against the baseline: <strong>{} new</strong>, {} fixed, {} unchanged, {} not checked.</p>",
+                b.new, b.fixed, b.unchanged, b.not_checked
             )?;
         }
         writeln!(self.w, "<p>{}</p>\n</section>", esc(&run_summary(s)))?;

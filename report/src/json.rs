@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::baseline::BaselineEntry;
 use super::emit::Emit;
 use super::provenance::{AppliedParam, RunProvenance};
 use super::{
@@ -32,6 +33,7 @@ pub struct JsonWriter<W: Write> {
     stage: Stage,
     hosts: usize,
     run: RunProvenance,
+    not_checked: Vec<BaselineEntry>,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -43,6 +45,7 @@ impl<W: Write> JsonWriter<W> {
             stage: Stage::New,
             hosts: 0,
             run: RunProvenance::default(),
+            not_checked: vec![],
         }
     }
 
@@ -355,13 +358,16 @@ struct JsonSummary {
     baseline: Option<JsonBaseline>,
 }
 
-/// The run against its baseline: findings that count and are new, findings found again, and
-/// the baseline's findings not found (fixed).
+/// The run against its baseline: findings that count and are new, findings found again, the
+/// baseline's findings the run looked for and did not find (`absent`: fixed), and those it did
+/// not look for (`not_checked`: their host not in the run, or their rule not run on it), listed.
 #[derive(Serialize)]
 struct JsonBaseline {
     new: usize,
     unchanged: usize,
     absent: usize,
+    not_checked: usize,
+    not_checked_findings: Vec<BaselineEntry>,
 }
 
 // The host objects are written by hand (see `emit`), in the order and layout serde's derive
@@ -696,6 +702,10 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
         self.write_host(&buf)
     }
 
+    fn not_checked(&mut self, entries: Vec<BaselineEntry>) {
+        self.not_checked = entries;
+    }
+
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "finish")?;
         self.stage = Stage::Finished;
@@ -717,7 +727,9 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             baseline: summary.baseline.map(|b| JsonBaseline {
                 new: b.new,
                 unchanged: b.unchanged,
-                absent: b.absent,
+                absent: b.fixed,
+                not_checked: b.not_checked,
+                not_checked_findings: std::mem::take(&mut self.not_checked),
             }),
         };
         let out = &mut self.out;

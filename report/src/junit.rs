@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use spindle_core::engine::HostReport;
-use spindle_core::finding::{Finding, NotEvaluated, RuleError, Severity};
+use spindle_core::finding::{BaselineState, Finding, NotEvaluated, RuleError, Severity};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
@@ -123,8 +123,19 @@ impl JunitRender {
             report.not_evaluated.iter().filter(|n| n.code == code).collect();
         let not_applicable = report.not_applicable.iter().filter(|n| n.code == code).count();
         let passed = report.passed.iter().filter(|p| p.code == code).map(|p| p.keys.len()).sum::<usize>();
+        // Against a baseline, each finding says whether it is new, as the text report marks it.
         let lines = |fs: &[&Finding]| -> String {
-            fs.iter().map(|f| finding_lines(f, &Place::of_finding(view, f))).collect::<Vec<_>>().join("\n")
+            fs.iter()
+                .map(|f| {
+                    let lines = finding_lines(f, &Place::of_finding(view, f));
+                    match f.baseline {
+                        Some(BaselineState::New) => format!("[new] {lines}"),
+                        Some(BaselineState::Unchanged) => format!("[unchanged] {lines}"),
+                        None => lines,
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
         };
         let status = if !errors.is_empty() {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
@@ -138,8 +149,13 @@ impl JunitRender {
         } else if !counting.is_empty() {
             let worst = counting.iter().map(|f| f.severity).max().unwrap_or(Severity::Note);
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let mut message = plural(counting.len(), "finding", "findings");
+            if counting.iter().any(|f| f.baseline.is_some()) {
+                let new = counting.iter().filter(|f| f.baseline == Some(BaselineState::New)).count();
+                message.push_str(&format!(": {new} new, {} unchanged", counting.len() - new));
+            }
             status
-                .set_message(format!("{} ({worst} at worst)", plural(counting.len(), "finding", "findings")))
+                .set_message(format!("{message} ({worst} at worst)"))
                 .set_type(worst.as_str())
                 .set_description(lines(&counting));
             status

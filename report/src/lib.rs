@@ -142,11 +142,27 @@ pub struct BaselineCounts {
     pub new_notes: usize,
     /// Findings of the baseline found again (waived or not).
     pub unchanged: usize,
-    /// Findings of the baseline not found on this run: fixed, or their host not checked.
-    pub absent: usize,
+    /// Findings of the baseline not found on this run, which looked for them (their host
+    /// checked, their rule active and evaluated on it): fixed.
+    pub fixed: usize,
+    /// Findings of the baseline this run did not look for (their host not in it, their rule
+    /// not active or not evaluated on it): "not checked", never counted fixed.
+    pub not_checked: usize,
+    /// Checks not evaluated that the baseline did not record: only these fail `--fail-on note`
+    /// under a baseline.
+    pub new_not_evaluated: usize,
 }
 
 impl BaselineCounts {
+    /// `N new, N fixed, N unchanged[, N not checked]`, as the text summaries say it.
+    pub fn line(&self) -> String {
+        let mut line = format!("{} new, {} fixed, {} unchanged", self.new, self.fixed, self.unchanged);
+        if self.not_checked > 0 {
+            line.push_str(&format!(", {} not checked", self.not_checked));
+        }
+        line
+    }
+
     fn add(&mut self, f: &Finding, state: BaselineState) {
         match state {
             BaselineState::Unchanged => self.unchanged += 1,
@@ -168,7 +184,9 @@ impl BaselineCounts {
         self.new_warnings += other.new_warnings;
         self.new_notes += other.new_notes;
         self.unchanged += other.unchanged;
-        self.absent += other.absent;
+        self.fixed += other.fixed;
+        self.not_checked += other.not_checked;
+        self.new_not_evaluated += other.new_not_evaluated;
     }
 }
 
@@ -257,6 +275,9 @@ pub enum Part {
     NotJudged,
     /// A snapshot file of the host, with its provenance (SARIF `artifacts`).
     Snapshot,
+    /// What a writer puts after every host's other parts (GitHub's findings unchanged since the
+    /// baseline, so that the new ones come first).
+    Later,
 }
 
 /// One host's part of a report, rendered apart from the writer and appended in host order.
@@ -386,6 +407,9 @@ pub trait ReportWriter {
     }
     /// `source` (a server, as the user named it) could not be collected, for `message`.
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()>;
+    /// With `--baseline`, before `finish`: the baseline's findings this run did not look for
+    /// (counted in [`BaselineCounts::not_checked`]). Formats that list them keep them.
+    fn not_checked(&mut self, _entries: Vec<baseline::BaselineEntry>) {}
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
 }
 
@@ -404,6 +428,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
     }
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
         (**self).collection_error(source, message)
+    }
+    fn not_checked(&mut self, entries: Vec<baseline::BaselineEntry>) {
+        (**self).not_checked(entries)
     }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         (**self).finish(summary)
@@ -425,6 +452,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for Box<T> {
     }
     fn collection_error(&mut self, source: &str, message: &str) -> io::Result<()> {
         (**self).collection_error(source, message)
+    }
+    fn not_checked(&mut self, entries: Vec<baseline::BaselineEntry>) {
+        (**self).not_checked(entries)
     }
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         (**self).finish(summary)

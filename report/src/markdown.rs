@@ -234,8 +234,8 @@ impl ReportWriter for MarkdownWriter<'_> {
         if let Some(b) = s.baseline {
             writeln!(
                 self.w,
-                "| new since the baseline | {} |\n| fixed since the baseline | {} |",
-                b.new, b.absent
+                "| new since the baseline | {} |\n| fixed since the baseline | {} |\n| baseline findings not checked | {} |",
+                b.new, b.fixed, b.not_checked
             )?;
         }
         writeln!(self.w, "\n{}", text(&run_summary(s)))

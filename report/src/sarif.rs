@@ -842,10 +842,15 @@ struct SummaryProperties {
 /// location to give a result), and GitHub, which ignores `baselineState`, would open an alert
 /// for each.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct BaselineProperties {
     new: usize,
     unchanged: usize,
+    /// Fixed: looked for and not found.
     absent: usize,
+    /// Not looked for (their host not in the run, or their rule not run on it): SARIF's
+    /// `baselineState` has no word for it, so they are only counted.
+    not_checked: usize,
 }
 
 // ---- Building them. ----
@@ -1050,7 +1055,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
         self.stage.expect(Stage::Begun, "host")?;
         for (part, bytes) in host.parts() {
             match part {
-                Part::Result | Part::Host => {
+                Part::Result | Part::Host | Part::Later => {
                     let sep: &[u8] = if self.results == 0 { b"\n        " } else { b",\n        " };
                     self.out.write_all(sep)?;
                     self.out.write_all(bytes)?;
@@ -1186,7 +1191,8 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                 baseline: summary.baseline.map(|b| BaselineProperties {
                     new: b.new,
                     unchanged: b.unchanged,
-                    absent: b.absent,
+                    absent: b.fixed,
+                    not_checked: b.not_checked,
                 }),
             },
         };

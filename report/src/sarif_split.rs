@@ -172,57 +172,103 @@ impl<F: SplitFiles> ReportWriter for SplitSarifWriter<F> {
     }
 }
 
-/// A host or server name as a file name stem, the same on every file system: ASCII letters
-/// (lowercased: host names are compared without case), digits, `.`, `-` and `_` kept, every
-/// other character `_`; no leading dot or dash (no hidden file, no option), no trailing dot,
-/// at most 100 bytes; Windows' device names (`con`, `nul`, `com1`, ...) get a leading `_`;
-/// an empty result is `host`.
+/// A host or server name as a file name stem, the same on every file system and from the name
+/// alone, so that a host keeps its log's name and its GitHub category whichever hosts run beside
+/// it: ASCII letters (lowercased: host names are compared without case), digits, `.`, `-` and
+/// `_` kept, every other character `_`; no leading dot or dash (no hidden file, no option), no
+/// trailing dot; Windows' device names (`con`, `nul`, `com1`, ...) get a leading `_`; an empty
+/// result is `host`. When any of that changed the name (beyond case) or it is over 100 bytes,
+/// the stem is cut and ends `~` and 16 hexadecimal digits of the name's hash: `~` is no
+/// character a name keeps, so such a stem is never another name's, and two names that differ
+/// only in what was replaced get different stems.
 pub fn file_stem(name: &str) -> String {
-    let mut stem: String = name
+    const MAX_BYTES: usize = 100;
+    const HASHED_BYTES: usize = MAX_BYTES - 17;
+    let lower = name.to_ascii_lowercase();
+    let mut stem: String = lower
         .chars()
         .map(|c| match c {
             'a'..='z' | '0'..='9' | '.' | '-' | '_' => c,
-            'A'..='Z' => c.to_ascii_lowercase(),
             _ => '_',
         })
-        .take(100)
         .collect();
     while stem.ends_with('.') {
         stem.pop();
     }
-    let stem = stem.trim_start_matches(['.', '-']).to_string();
+    let mut stem = stem.trim_start_matches(['.', '-']).to_string();
     if stem.is_empty() {
-        return "host".to_string();
+        stem = "host".to_string();
     }
     let device = stem.split('.').next().unwrap_or("");
     let reserved = matches!(device, "con" | "prn" | "aux" | "nul")
         || (device.len() == 4
             && (device.starts_with("com") || device.starts_with("lpt"))
             && device.as_bytes()[3].is_ascii_digit());
-    if reserved { format!("_{stem}") } else { stem }
+    if reserved {
+        stem.insert(0, '_');
+    }
+    if stem == lower && stem.len() <= MAX_BYTES {
+        return stem;
+    }
+    // ASCII only by now: any byte is a character boundary.
+    stem.truncate(HASHED_BYTES);
+    format!("{stem}~{:016x}", super::fnv1a64(lower.as_bytes()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The readable part of a stem that was changed, after checking its hash suffix.
+    fn hashed(stem: &str) -> &str {
+        let (base, hash) = stem.rsplit_once('~').unwrap_or_else(|| panic!("{stem}: no hash"));
+        assert!(hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()), "{stem}");
+        base
+    }
+
     #[test]
     fn stems_are_safe_file_names() {
         assert_eq!(file_stem("erp-sql1"), "erp-sql1");
+        // Case is no change: host names are compared without it.
         assert_eq!(file_stem("ERP-SQL1.corp.example"), "erp-sql1.corp.example");
-        assert_eq!(file_stem("SQL01\\INST"), "sql01_inst");
-        assert_eq!(file_stem("127.0.0.1,1433"), "127.0.0.1_1433");
-        assert_eq!(file_stem("../../etc/passwd"), "_.._etc_passwd");
-        assert_eq!(file_stem(".hidden"), "hidden");
-        assert_eq!(file_stem("-rf"), "rf");
-        assert_eq!(file_stem("trailing."), "trailing");
-        assert_eq!(file_stem(""), "host");
-        assert_eq!(file_stem("..."), "host");
-        assert_eq!(file_stem("sql-é"), "sql-_");
-        assert_eq!(file_stem("CON"), "_con");
-        assert_eq!(file_stem("com1.example"), "_com1.example");
+        assert_eq!(hashed(&file_stem("SQL01\\INST")), "sql01_inst");
+        assert_eq!(hashed(&file_stem("127.0.0.1,1433")), "127.0.0.1_1433");
+        assert_eq!(hashed(&file_stem("../../etc/passwd")), "_.._etc_passwd");
+        assert_eq!(hashed(&file_stem(".hidden")), "hidden");
+        assert_eq!(hashed(&file_stem("-rf")), "rf");
+        assert_eq!(hashed(&file_stem("trailing.")), "trailing");
+        assert_eq!(hashed(&file_stem("")), "host");
+        assert_eq!(hashed(&file_stem("...")), "host");
+        assert_eq!(hashed(&file_stem("sql-é")), "sql-__");
+        assert_eq!(hashed(&file_stem("CON")), "_con");
+        assert_eq!(hashed(&file_stem("com1.example")), "_com1.example");
         assert_eq!(file_stem("console"), "console");
+        assert_eq!(file_stem(&"x".repeat(100)), "x".repeat(100));
         assert_eq!(file_stem(&"x".repeat(300)).len(), 100);
-        assert_eq!(file_stem("a\u{0}b\nc"), "a_b_c");
+        assert_eq!(hashed(&file_stem("a\u{0}b\nc")), "a_b_c");
+    }
+
+    #[test]
+    fn a_stem_depends_on_its_name_alone_and_names_that_differ_get_different_stems() {
+        // Names that sanitize alike, or are cut alike, as 4,000 hosts of a fleet might: each
+        // stem is found from its name alone (no search among the taken ones, which was
+        // quadratic), and no two are the same.
+        let long = "x".repeat(200);
+        let names: Vec<String> = (0..1000)
+            .flat_map(|i| {
+                [format!("sql {i}"), format!("sql/{i}"), format!("{long}{i}"), format!("{long}-{i}")]
+            })
+            .chain(["a b", "a/b", "a_b", "a:b", "A B"].map(String::from))
+            .collect();
+        let mut stems: Vec<String> = names.iter().map(|n| file_stem(n)).collect();
+        // `a b` and `A B` are one host; every other pair differs.
+        assert_eq!(file_stem("a b"), file_stem("A B"));
+        stems.sort_unstable();
+        stems.dedup();
+        assert_eq!(stems.len(), names.len() - 1);
+        // A host's stem is the same whichever hosts run beside it, and none is a plain name's.
+        assert_eq!(file_stem("a b"), file_stem("a b"));
+        assert_ne!(file_stem("a b"), "a_b");
+        assert!(!stems.iter().any(|s| s.len() > 100 || s.matches('~').count() > 1));
     }
 }

@@ -590,7 +590,7 @@ pub fn run_summary(s: &Summary) -> String {
         (false, false) => format!("; {} (unreachable servers allowed)", gaps.join(", ")),
     };
     let baseline = match s.baseline {
-        Some(b) => format!("; baseline: {} new, {} fixed, {} unchanged", b.new, b.absent, b.unchanged),
+        Some(b) => format!("; baseline: {}", b.line()),
         None => String::new(),
     };
     format!(

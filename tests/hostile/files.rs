@@ -539,3 +539,25 @@ fn item16_unsaveable_snapshot_is_that_servers_error() {
     assert_eq!(report["summary"]["collection_errors"], 1);
     assert!(snaps.join(format!("{}.json", fine.replace(',', "_"))).is_file());
 }
+
+#[test]
+fn split_logs_sigterm_and_sigint_leave_no_staging_folder() {
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let out = TempDir::new().unwrap();
+        let logs = out.path().join("sarif");
+        let mut child = spindle()
+            .args(["check", "--format", "sarif", "--jobs", "1", "--split-by", "host"])
+            .arg(&logs)
+            .arg(fleet())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // A host's log being written in the staging folder.
+        staged_file(&mut child, &logs, |_| true);
+        signal(&child, sig);
+        let status = wait_until(&mut child, DEADLINE).expect("the run ends when signalled");
+        assert_eq!(status.code(), Some(code), "signal {sig}: {status}");
+        assert_eq!(leftovers(&logs), Vec::<String>::new(), "signal {sig}");
+    }
+}
