@@ -84,8 +84,8 @@ mod tests {
             wrapped,
             [
                 "stripe_unit_bytes = 0  # placeholder:",
-                "# replace with the stripe unit in",
-                "# bytes, from the RAID CLI"
+                "# replace with the stripe unit in bytes,",
+                "# from the RAID CLI"
             ]
         );
         assert_eq!(wrap_toml("entity = 'a-very-long-key'", 10), ["entity = 'a-very-long-key'"]);
