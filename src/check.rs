@@ -241,41 +241,22 @@ fn removing_stale_report_on_failure<T>(
 
 /// Removes the report an earlier run left at `--output`, after this run failed. Only a regular
 /// file: a device or pipe (`/dev/null`, a named pipe) is written into, never replaced, and a
-/// directory is the user's mistake, reported as such. Through a link, the file it points to
-/// goes, as a new report would have replaced that file. A snapshot given as input and as output
-/// is the user's facts, not a report, and stays.
+/// directory is the user's mistake, reported as such. Through a link, only the link goes: what
+/// it points to may be anything, and a failed run destroys nothing. A snapshot given as input
+/// and as output is the user's facts, not a report, and stays.
 pub(crate) fn remove_stale_report<P: AsRef<Path>>(output: Option<&Path>, inputs: &[P]) {
     let Some(path) = output else { return };
     if path.as_os_str() == "-" || path.starts_with("/dev") || path.starts_with("/proc") {
-        return;
-    }
-    if !fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return;
     }
     let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if inputs.iter().any(|i| fs::canonicalize(i).is_ok_and(|i| i == target)) {
         return;
     }
-    let _ = fs::remove_file(target);
+    crate::output::remove_stale(path);
 }
 
-/// The packs a run applies: those given, else the project's pack when discovery is on and
-/// finds one (said on stderr, so a run never applies a pack no one named silently), else none
-/// (`recommended`).
-pub(crate) fn packs_to_apply(packs: &[String], discover_config: bool) -> Vec<String> {
-    if !packs.is_empty() || !discover_config {
-        return packs.to_vec();
-    }
-    let Some(found) = std::env::current_dir().ok().and_then(|cwd| crate::packs::discover_config(&cwd)) else {
-        return vec![];
-    };
-    let shown = found.display().to_string();
-    eprintln!(
-        "spindle: using the pack {} (found from the working directory; --pack or --no-config to skip it)",
-        spindle_core::untrusted::name(&shown)
-    );
-    vec![shown]
-}
+pub(crate) use crate::packs::packs_to_apply;
 
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
@@ -323,7 +304,12 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     // Snapshot files are read, checked and rendered on this many threads.
     let threads =
         args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-    let files = if args.inputs.is_empty() { input::Files::default() } else { input::discover(&args.inputs)? };
+    crate::output::warn_if_among_inputs(args.output.as_deref(), &args.inputs);
+    let files = if args.inputs.is_empty() {
+        input::Files::default()
+    } else {
+        input::discover_excluding(&args.inputs, &input::Exclude::new(&args.exclude))?
+    };
     let mut groups = input::group_by_host(&files, threads)?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
@@ -1108,15 +1094,15 @@ mod tests {
         assert!(dir.path().is_dir());
         fail(&with_output(Path::new("/dev/null"), &[]));
         assert!(Path::new("/dev/null").exists());
-        // Through a link: the report it points to goes, the link stays (dangling), as a new
-        // report would have replaced the file and kept the link.
-        let target = dir.path().join("target.json");
-        fs::write(&target, "yesterday").unwrap();
+        // Through a link: the link goes, so no stale report is read through it, and the file it
+        // points to stays, whatever it is (issue 24: a failed run deleted `keep.txt`).
+        let target = dir.path().join("keep.txt");
+        fs::write(&target, "not a report").unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         fail(&with_output(&link, &[]));
-        assert!(!target.exists());
-        assert!(fs::symlink_metadata(&link).is_ok());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "not a report");
+        assert!(fs::symlink_metadata(&link).is_err());
     }
 
     fn view(json: &str) -> HostView {

@@ -70,23 +70,23 @@ pub enum Command {
     /// and throughput before and after.
     #[command(after_help = DIFF_EXIT_STATUS)]
     Diff(Box<DiffArgs>),
-    /// List the builtin rules: code, name, default severity, packs. With --pack, also the rules
-    /// of the packs' plugins, and whether the packs enable each rule.
+    /// List the builtin rules: code, name, default severity, packs. With a pack (--pack, or the
+    /// project's spindle.toml as `check` finds it), also the rules of the packs' plugins, and
+    /// whether the packs (and --select, --ignore) enable each rule.
     Rules {
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
         format: RulesFormat,
-        /// Rule pack (builtin name or TOML file; repeatable) whose plugins and settings to show.
-        #[arg(long = "pack", value_name = "NAME|FILE")]
-        packs: Vec<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
     },
     /// Show a rule's documentation: what it checks, why it matters, how to fix it, references.
     Explain {
         /// Rule code (`ALN001`), name (`partition-offset-alignment`), or code prefix (`GRW`:
-        /// lists the rules it covers). A plugin's rule (`acme/ACM001`) needs its --pack.
+        /// lists the rules it covers). A plugin's rule (`acme/ACM001`) needs the pack that
+        /// declares its plugin: the project's spindle.toml, or --pack.
         rule: String,
-        /// Rule pack (builtin name or TOML file; repeatable) whose plugins' rules to know.
-        #[arg(long = "pack", value_name = "NAME|FILE")]
-        packs: Vec<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
     },
     /// Write a commented starter pack (spindle.toml): extends recommended, a waiver template,
     /// and the stripe units the given snapshots need declared.
@@ -180,6 +180,8 @@ pub struct CheckArgs {
     /// of the same host merge into one view (volumes join by volume id).
     #[arg(value_name = "FILE|DIR", required_unless_present_any = ["servers", "inventory", "local"])]
     pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub exclude: ExcludeArgs,
     /// Check this machine: its host facts, merged with the local SQL Server's when one answers
     /// (`--server` names the local instance; default `localhost`). The pre-go-live one-liner. A
     /// SQL Server that cannot be read is a collection error, as for --server.
@@ -210,16 +212,8 @@ pub struct CheckArgs {
     pub allow_unreachable: bool,
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Rule pack: a builtin name (recommended, oltp, data-warehouse) or a TOML file. Repeatable;
-    /// later packs override earlier ones. Default: spindle.toml (or .spindle.toml) in the working
-    /// directory or the nearest parent that has one, else recommended.
-    #[arg(long = "pack", value_name = "NAME|FILE")]
-    pub packs: Vec<String>,
-    /// Do not look for spindle.toml or .spindle.toml: with no --pack, the recommended pack.
-    #[arg(long, visible_alias = "isolated")]
-    pub no_config: bool,
     #[command(flatten)]
-    pub selection: SelectionArgs,
+    pub config: ConfigArgs,
     /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
     /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
     /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); `markdown`: a checklist per host for a
@@ -304,14 +298,11 @@ pub struct DiffArgs {
     /// The snapshot file or directory of the same hosts after it.
     #[arg(value_name = "AFTER")]
     pub after: PathBuf,
-    /// Rule pack both sides are checked with, as for `spindle check`. Repeatable.
-    #[arg(long = "pack", value_name = "NAME|FILE")]
-    pub packs: Vec<String>,
-    /// Do not look for spindle.toml or .spindle.toml.
-    #[arg(long, visible_alias = "isolated")]
-    pub no_config: bool,
     #[command(flatten)]
-    pub selection: SelectionArgs,
+    pub exclude: ExcludeArgs,
+    /// Both sides are checked with the same packs and selection.
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// `text`: per host, new findings, fixed ones, layout changes, then latency; `json`: every
     /// finding with its fingerprint and every change with its values; `markdown`: for a change
     /// ticket.
@@ -342,9 +333,10 @@ impl From<DiffArgs> for DiffOptions {
         DiffOptions {
             before: a.before,
             after: a.after,
-            packs: a.packs,
-            discover_config: !a.no_config,
-            selection: a.selection.into(),
+            exclude: a.exclude.exclude,
+            packs: a.config.packs,
+            discover_config: !a.config.no_config,
+            selection: a.config.selection.into(),
             format: match a.format {
                 DiffFormatArg::Text => DiffFormat::Text,
                 DiffFormatArg::Json => DiffFormat::Json,
@@ -363,17 +355,13 @@ pub struct BaselineArgs {
     /// Snapshot files (`.json`) or directories of them, as for `spindle check`.
     #[arg(value_name = "FILE|DIR", required = true)]
     pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub exclude: ExcludeArgs,
     /// Where to write the baseline (atomically).
     #[arg(long, short, value_name = "FILE", default_value = "spindle-baseline.json")]
     pub output: PathBuf,
-    /// Rule pack, as for `spindle check`. Repeatable.
-    #[arg(long = "pack", value_name = "NAME|FILE")]
-    pub packs: Vec<String>,
-    /// Do not look for spindle.toml or .spindle.toml.
-    #[arg(long, visible_alias = "isolated")]
-    pub no_config: bool,
     #[command(flatten)]
-    pub selection: SelectionArgs,
+    pub config: ConfigArgs,
     /// Facts every host must have, as for `spindle check`.
     #[arg(long, value_enum, value_name = "FACTS", value_delimiter = ',')]
     pub require: Vec<RequireArg>,
@@ -387,9 +375,10 @@ pub struct PlanArgs {
     /// Snapshot files (`.json`) or directories of them, as for `spindle check`.
     #[arg(value_name = "FILE|DIR", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Rule pack, as for `spindle check`. Repeatable.
-    #[arg(long = "pack", value_name = "NAME|FILE")]
-    pub packs: Vec<String>,
+    #[command(flatten)]
+    pub exclude: ExcludeArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// text and markdown: a runbook for people (any number of hosts); ps1 (Windows), sh
     /// (Linux) and sql (T-SQL for sqlcmd): one host's script, every other step as comments.
     #[arg(long, value_enum, default_value_t = PlanFormatArg::Text)]
@@ -423,7 +412,10 @@ impl From<PlanArgs> for spindle::plan::PlanOptions {
         use spindle_report::plan::PlanFormat as F;
         spindle::plan::PlanOptions {
             inputs: a.inputs,
-            packs: a.packs,
+            exclude: a.exclude.exclude,
+            packs: a.config.packs,
+            discover_config: !a.config.no_config,
+            selection: a.config.selection.into(),
             format: match a.format {
                 PlanFormatArg::Text => F::Text,
                 PlanFormatArg::Markdown => F::Markdown,
@@ -441,9 +433,10 @@ impl From<BaselineArgs> for CheckOptions {
     fn from(a: BaselineArgs) -> Self {
         CheckOptions {
             inputs: a.inputs,
-            packs: a.packs,
-            discover_config: !a.no_config,
-            selection: a.selection.into(),
+            exclude: a.exclude.exclude,
+            packs: a.config.packs,
+            discover_config: !a.config.no_config,
+            selection: a.config.selection.into(),
             format: LibFormat::Baseline,
             output: Some(a.output),
             fail_on: LibFailOn::Never,
@@ -468,6 +461,44 @@ pub enum WaivedArg {
     Keep,
     Note,
     Omit,
+}
+
+/// Files and folders a directory walk leaves out.
+#[derive(Debug, Clone, Args)]
+pub struct ExcludeArgs {
+    /// Leave out of a directory's walk the files and folders this glob matches (repeatable):
+    /// without `/`, their name (`*.bak`, `archive`); with `/`, their path below the directory
+    /// given (`old/*`). Other files that are not snapshots are skipped with a note.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+/// Which packs judge and which rules run: one set of flags for every subcommand that runs or
+/// lists rules (`check`, `baseline`, `plan`, `diff`, `rules`, `explain`), so that each finds and
+/// applies the project's spindle.toml as the others do.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// Rule pack: a builtin name (recommended, oltp, data-warehouse) or a TOML file. Repeatable;
+    /// later packs override earlier ones. Default: spindle.toml (or .spindle.toml) in the working
+    /// directory or the nearest parent that has one, up to the repository's top folder (.git) or
+    /// the home folder, and only if no other user could have written it; else recommended.
+    #[arg(long = "pack", value_name = "NAME|FILE")]
+    pub packs: Vec<String>,
+    /// Do not look for spindle.toml or .spindle.toml: with no --pack, the recommended pack.
+    #[arg(long, visible_alias = "isolated")]
+    pub no_config: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+impl From<ConfigArgs> for spindle::options::RuleChoice {
+    fn from(a: ConfigArgs) -> Self {
+        spindle::options::RuleChoice {
+            packs: a.packs,
+            discover_config: !a.no_config,
+            selection: a.selection.into(),
+        }
+    }
 }
 
 /// Rule selection over the packs' (as ruff's flags over its configuration). Selectors are
@@ -603,6 +634,7 @@ impl From<CheckArgs> for CheckOptions {
     fn from(a: CheckArgs) -> Self {
         CheckOptions {
             inputs: a.inputs,
+            exclude: a.exclude.exclude,
             local: a.local,
             servers: a.servers,
             inventory: a.inventory,
@@ -611,9 +643,9 @@ impl From<CheckArgs> for CheckOptions {
             save_snapshots: a.save_snapshots,
             allow_unreachable: a.allow_unreachable,
             connect: a.connect.into(),
-            packs: a.packs,
-            discover_config: !a.no_config,
-            selection: a.selection.into(),
+            packs: a.config.packs,
+            discover_config: !a.config.no_config,
+            selection: a.config.selection.into(),
             format: match a.format {
                 Format::Text => LibFormat::Text,
                 Format::Concise => LibFormat::Concise,

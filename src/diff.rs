@@ -39,6 +39,8 @@ pub struct DiffOptions {
     pub before: PathBuf,
     /// Snapshot file or directory of the same host(s) after it.
     pub after: PathBuf,
+    /// `--exclude`: globs a directory walk leaves out, as for `spindle check`.
+    pub exclude: Vec<String>,
     /// Packs, as for `spindle check` (empty: the discovered spindle.toml, else `recommended`).
     pub packs: Vec<String>,
     /// With no `packs`, look for `spindle.toml` (or `.spindle.toml`) as `check` does.
@@ -59,6 +61,7 @@ impl Default for DiffOptions {
         DiffOptions {
             before: PathBuf::new(),
             after: PathBuf::new(),
+            exclude: vec![],
             packs: vec![],
             discover_config: false,
             selection: Selection::default(),
@@ -204,8 +207,8 @@ struct Side {
 }
 
 impl Side {
-    fn read(path: &std::path::Path, threads: usize) -> Result<Side, UserError> {
-        let files = input::discover(&[path.to_path_buf()])?;
+    fn read(path: &std::path::Path, threads: usize, exclude: &input::Exclude) -> Result<Side, UserError> {
+        let files = input::discover_excluding(&[path.to_path_buf()], exclude)?;
         let mut groups = input::group_by_host(&files, threads)?;
         let by_host = groups.take_host_index();
         let mut hosts: Vec<(Box<str>, u32)> = by_host.iter().map(|(h, &g)| (h.clone(), g)).collect();
@@ -238,8 +241,10 @@ pub fn diff(options: &DiffOptions) -> Result<Diff, UserError> {
     let packs = crate::check::packs_to_apply(&options.packs, options.discover_config);
     let engine = Engine::load_with(&packs, &options.selection, threads + 1)?;
     let (today, _) = crate::check::clock()?;
-    let before = Side::read(&options.before, threads)?;
-    let after = Side::read(&options.after, threads)?;
+    let exclude = input::Exclude::new(&options.exclude);
+    crate::output::warn_if_among_inputs(options.output.as_deref(), &[&options.before, &options.after]);
+    let before = Side::read(&options.before, threads, &exclude)?;
+    let after = Side::read(&options.after, threads, &exclude)?;
 
     // BEFORE's hosts in its order, each with AFTER's of the same name; then AFTER's own.
     let mut pairs: Vec<(Option<u32>, Option<u32>)> =

@@ -3,14 +3,15 @@
 
 use std::fmt::Write as _;
 
-use spindle_core::pack::resolve;
+use spindle_core::pack::{Selection, resolve};
 use spindle_core::params::ParamDefault;
 use spindle_core::rule::RuleMeta;
 use spindle_core::untrusted;
 
 use crate::check::Engine;
 use crate::errors::UserError;
-use crate::packs::{BUILTIN, Loader};
+use crate::options::RuleChoice;
+use crate::packs::{BUILTIN, Loader, packs_to_apply};
 
 /// Every builtin rule with its code.
 pub fn catalogue() -> Vec<(&'static str, &'static RuleMeta)> {
@@ -52,11 +53,17 @@ struct Described {
     plugin: bool,
 }
 
-/// The builtin rules and, when `packs` are given, those of their plugins, with what the packs
-/// make of each. Loading the packs loads their plugins (and checks their configuration).
-fn described(packs: &[String]) -> Result<Vec<Described>, UserError> {
+/// The builtin rules and, when packs are given or found (or a selection is), those of their
+/// plugins, with what the packs and the selection make of each. Loading the packs loads their
+/// plugins (and checks their configuration).
+fn described(packs: &[String], selection: &Selection) -> Result<Vec<Described>, UserError> {
     let builtin = packs_enabling()?;
-    let engine = if packs.is_empty() { None } else { Some(Engine::load(packs)?) };
+    let engine = if packs.is_empty() && selection.is_empty() {
+        None
+    } else {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Some(Engine::load_with(packs, selection, threads + 1)?)
+    };
     let cat = engine.as_ref().map_or_else(catalogue, Engine::catalogue);
     Ok(cat
         .iter()
@@ -77,10 +84,12 @@ fn described(packs: &[String]) -> Result<Vec<Described>, UserError> {
         .collect())
 }
 
-/// The rules table; the Markdown form is the one in the README. With `packs`, their plugins'
-/// rules too, and whether the packs enable each rule.
-pub fn rules_table(format: RulesFormat, packs: &[String]) -> Result<String, UserError> {
-    let rules = described(packs)?;
+/// The rules table; the Markdown form is the one in the README. With packs (given, or the
+/// project's found as `check` finds it), their plugins' rules too, and whether the packs and
+/// the selection enable each rule.
+pub fn rules_table(format: RulesFormat, choice: &RuleChoice) -> Result<String, UserError> {
+    let packs = packs_to_apply(&choice.packs, choice.discover_config);
+    let rules = described(&packs, &choice.selection)?;
     let mut out = String::new();
     match format {
         RulesFormat::Markdown => {
@@ -105,7 +114,7 @@ pub fn rules_table(format: RulesFormat, packs: &[String]) -> Result<String, User
             let codes: Vec<String> = rules.iter().map(|r| untrusted::name(r.code).into_owned()).collect();
             let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).max(4);
             let c = codes.iter().map(|n| n.chars().count()).max().unwrap_or(7).max(7);
-            let with_packs = !packs.is_empty();
+            let with_packs = rules.first().is_some_and(|r| r.in_packs.is_some());
             let _ = if with_packs {
                 writeln!(out, "{:<c$} {:<w$} {:<8} {:<7} PACKS", "CODE", "NAME", "SEVERITY", "ENABLED")
             } else {
@@ -128,10 +137,11 @@ pub fn rules_table(format: RulesFormat, packs: &[String]) -> Result<String, User
 }
 
 /// `spindle explain RULE`: a rule's full docs, by code (any case) or name; a code prefix
-/// (`GRW`, `acme/`) lists the rules it covers, or explains the one. With `packs`, the rules of
-/// their plugins too (`acme/ACM001`).
-pub fn explain(rule: &str, packs: &[String]) -> Result<String, UserError> {
-    let rules = described(packs)?;
+/// (`GRW`, `acme/`) lists the rules it covers, or explains the one. With packs (given, or the
+/// project's found as `check` finds it), the rules of their plugins too (`acme/ACM001`).
+pub fn explain(rule: &str, choice: &RuleChoice) -> Result<String, UserError> {
+    let packs = packs_to_apply(&choice.packs, choice.discover_config);
+    let rules = described(&packs, &choice.selection)?;
     let exact = rules.iter().find(|r| r.code.eq_ignore_ascii_case(rule) || r.meta.name == rule);
     let matching: Vec<&Described> = match exact {
         Some(r) => vec![r],

@@ -81,12 +81,23 @@ fn stripe_units_to_declare(snapshots: &[PathBuf]) -> Result<Vec<ToDeclare>, User
 }
 
 /// The entity a rule's declaration hint names: what follows `entity = ` in it, a TOML literal
-/// (`'…'`) or basic (`"…"`) string, taken to its closing quote as written.
+/// (`'…'`) or basic (`"…"`) string, read as TOML reads it: a basic string ends at its first
+/// quote that is not escaped (`\"` is a quote in the key), and its escapes are undone.
 fn declared_key(reason: &str) -> Option<String> {
     let rest = &reason[reason.find("entity = ")? + "entity = ".len()..];
     let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
     let body = &rest[1..];
-    Some(body[..body.find(quote)?].to_string())
+    if quote == '\'' {
+        return Some(body[..body.find(quote)?].to_string());
+    }
+    let mut escaped = false;
+    let end = body.char_indices().find_map(|(i, c)| {
+        let closes = c == '"' && !escaped;
+        escaped = c == '\\' && !escaped;
+        closes.then_some(i)
+    })?;
+    let parsed: toml::Table = toml::from_str(&format!("k = \"{}\"", &body[..end])).ok()?;
+    parsed.get("k")?.as_str().map(str::to_string)
 }
 
 /// The pack's text. Valid TOML that loads as it is: everything to fill in is commented out.
@@ -208,6 +219,9 @@ mod tests {
             r"declare: [[declare.stripe_unit]] entity = 'erp/disk:\.\PHYSICALDRIVE0', stripe_unit_bytes";
         assert_eq!(declared_key(literal).as_deref(), Some(r"erp/disk:\.\PHYSICALDRIVE0"));
         assert_eq!(declared_key("declare.stripe_unit, but no entity"), None);
+        // An escaped quote is part of the key, not its end; the escapes are undone.
+        let quoted = r#"[[declare.stripe_unit]] entity = "h/disk:it's \"RAID\" 5\\x" stripe_unit_bytes"#;
+        assert_eq!(declared_key(quoted).as_deref(), Some(r#"h/disk:it's "RAID" 5\x"#));
     }
 
     #[test]

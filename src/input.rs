@@ -7,6 +7,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use spindle_core::glob::Glob;
 use spindle_core::load::parse_snapshot;
 use spindle_core::locate::locate;
 use spindle_core::view::Document;
@@ -32,6 +33,9 @@ pub struct Files {
     /// `<(gunzip -c s.json.gz)`, a device), by file index in ascending order: read whole when
     /// listed, since the host name and the load would otherwise each consume part of it.
     held: Vec<(u32, String)>,
+    /// The files named on the command line, by index in ascending order; every other was found
+    /// by walking a directory, and is skipped rather than refused when it is not a snapshot.
+    named: Vec<u32>,
 }
 
 impl Files {
@@ -78,9 +82,15 @@ impl Files {
         Ok(())
     }
 
+    /// Whether file `i` was found by walking a directory rather than named.
+    fn walked(&self, i: usize) -> bool {
+        u32::try_from(i).is_ok_and(|i| self.named.binary_search(&i).is_err())
+    }
+
     /// A file named on the command line: its directory and name, or the whole path when it has
     /// no final name (`..`).
     fn push_path(&mut self, path: &Path) -> Result<(), UserError> {
+        self.named.push(u32::try_from(self.entries.len()).map_err(|_| too_many())?);
         match (path.parent(), path.file_name()) {
             (Some(parent), Some(name)) => {
                 let dir = self.add_dir(parent.to_path_buf())?;
@@ -130,10 +140,40 @@ impl Groups {
 }
 
 /// Expands the command line's files and directories into snapshot paths, in a stable order.
-/// A directory may hold only `.json` snapshots and subdirectories (hidden files are skipped);
-/// anything else is an error rather than a silently ignored file. `-` is standard input; it
-/// and any other input that is not a regular file (a pipe, a device) is read here, once.
+/// See [`discover_excluding`].
 pub fn discover(inputs: &[PathBuf]) -> Result<Files, UserError> {
+    discover_excluding(inputs, &Exclude::default())
+}
+
+/// `--exclude GLOB`: files and folders a directory walk leaves out without a word. A pattern
+/// without `/` is matched against each file's and folder's name (`*.bak`, `archive`); one with
+/// `/` against the path below the folder given (`old/*`). `*` matches any run of characters,
+/// `/` included, and `?` one character. Files named on the command line are always read.
+#[derive(Debug, Clone, Default)]
+pub struct Exclude(Vec<Glob>);
+
+impl Exclude {
+    pub fn new(patterns: &[String]) -> Exclude {
+        Exclude(patterns.iter().map(|p| Glob::new(p.trim_end_matches('/'))).collect())
+    }
+
+    fn matches(&self, below: &Path) -> bool {
+        let name = below.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let below: Vec<_> = below.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+        let below = below.join("/");
+        self.0.iter().any(|g| if g.as_str().contains('/') { g.matches(&below) } else { g.matches(&name) })
+    }
+}
+
+/// Expands the command line's files and directories into snapshot paths, in a stable order.
+/// A directory's `.json` files and subdirectories are walked (hidden ones and those `exclude`
+/// matches are left out); any other file found there is skipped with a note on stderr, so a
+/// `NOTES.txt` or a `.bak` beside the snapshots does not stop a fleet's run. (A `.json` file
+/// that turns out to be a report or baseline spindle wrote is skipped later, when its host is
+/// looked for: see [`group_by_host`].) A file named on the command line is always read, and
+/// refused if it is not a snapshot. `-` is standard input; it and any other input that is not
+/// a regular file (a pipe, a device) is read here, once.
+pub fn discover_excluding(inputs: &[PathBuf], exclude: &Exclude) -> Result<Files, UserError> {
     let mut out = Files::default();
     let mut stdin_read = false;
     for input in inputs {
@@ -150,7 +190,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Files, UserError> {
             .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", input.display())))?;
         if meta.is_dir() {
             let before = out.len();
-            walk(input, &mut out)?;
+            walk(input, input, exclude, &mut out)?;
             if out.len() == before {
                 return Err(UserError::plain(format!(
                     "{}: no snapshot (.json) files in this directory",
@@ -178,7 +218,7 @@ impl Files {
     }
 }
 
-fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
+fn walk(dir: &Path, root: &Path, exclude: &Exclude, out: &mut Files) -> Result<(), UserError> {
     let read = |e: std::io::Error| UserError::plain(format!("{}: cannot read directory: {e}", dir.display()));
     let mut entries: Vec<_> = fs::read_dir(dir).map_err(read)?.collect::<Result<_, _>>().map_err(read)?;
     entries.sort_by_key(|e| e.file_name());
@@ -190,8 +230,11 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
         }
         let kind = entry.file_type().map_err(read)?;
         let path = entry.path();
+        if exclude.matches(path.strip_prefix(root).unwrap_or(&path)) {
+            continue;
+        }
         if kind.is_dir() {
-            walk(&path, out)?;
+            walk(&path, root, exclude, out)?;
         } else if path.extension().is_some_and(|e| e == "json") {
             // A named pipe here would hang the run on its first read, and a device would be read
             // to the size cap: neither is a snapshot file. A link is judged by what it points to.
@@ -218,18 +261,24 @@ fn walk(dir: &Path, out: &mut Files) -> Result<(), UserError> {
                 None => *here.insert(out.add_dir(dir.to_path_buf())?),
             };
             out.push(dir, &name)?;
-        } else if let Some(kind) = report_kind(&path, None) {
-            return Err(a_report(&path, kind));
         } else {
-            return Err(UserError {
-                help: Some(
-                    "a snapshot directory holds only .json snapshot files; move other files elsewhere".into(),
-                ),
-                ..UserError::plain(format!("{}: not a snapshot file (expected .json)", path.display()))
-            });
+            let head = head_of(&path);
+            let what = match report_kind(&path, head.as_deref()) {
+                Some(kind) => format!("not a snapshot: looks like a report spindle wrote ({kind})"),
+                None => "not a snapshot (.json) file".to_string(),
+            };
+            skipped(&path, &what);
         }
     }
     Ok(())
+}
+
+/// The note for a file a directory walk found and does not read as a snapshot.
+fn skipped(path: &Path, what: &str) {
+    eprintln!(
+        "spindle: skipped {}: {what} (--exclude GLOB leaves such files out without a note)",
+        spindle_core::untrusted::name(&path.display().to_string())
+    );
 }
 
 /// Reads a snapshot file's text, refusing files too large to be snapshots before reading them,
@@ -291,6 +340,9 @@ fn utf8(bytes: Vec<u8>, shown: &str) -> Result<String, UserError> {
     })
 }
 
+/// The group of a file that is not a snapshot, skipped.
+const SKIPPED: u32 = u32::MAX;
+
 /// Groups files by the host they describe (names compared without case, as Windows and DNS
 /// do: SQL Server reports `SQL01` where the host collector says `sql01`), in order of first
 /// appearance. Only the host name is read here (the scan stops there, and collectors write
@@ -305,7 +357,11 @@ pub fn group_by_host(files: &Files, threads: usize) -> Result<Groups, UserError>
         threads,
         |&i| host_name(files, i as usize),
         |name| {
-            let key = name?.to_lowercase();
+            let Some(name) = name? else {
+                group_of.push(SKIPPED);
+                return Ok(());
+            };
+            let key = name.to_lowercase();
             let next = by_host.len() as u32;
             let g = match by_host.get(key.as_str()) {
                 Some(&g) => g,
@@ -316,17 +372,22 @@ pub fn group_by_host(files: &Files, threads: usize) -> Result<Groups, UserError>
         },
     )?;
     drop(indices);
+    if by_host.is_empty() && !files.is_empty() {
+        return Err(UserError::plain(
+            "no snapshot among the inputs: every file found is a report or baseline spindle wrote",
+        ));
+    }
     // Counting sort: each host's files together, in file order.
     let mut starts = vec![0u32; by_host.len() + 1];
-    for &g in &group_of {
+    for &g in group_of.iter().filter(|&&g| g != SKIPPED) {
         starts[g as usize + 1] += 1;
     }
     for g in 1..starts.len() {
         starts[g] += starts[g - 1];
     }
     let mut fill = starts.clone();
-    let mut members = vec![0u32; group_of.len()];
-    for (i, &g) in group_of.iter().enumerate() {
+    let mut members = vec![0u32; starts[starts.len() - 1] as usize];
+    for (i, &g) in group_of.iter().enumerate().filter(|&(_, &g)| g != SKIPPED) {
         members[fill[g as usize] as usize] = i as u32;
         fill[g as usize] += 1;
     }
@@ -335,25 +396,34 @@ pub fn group_by_host(files: &Files, threads: usize) -> Result<Groups, UserError>
 }
 
 /// The host a snapshot file describes: from its first bytes when they name it, else from the
-/// whole file; a file that names none is an error, where it goes wrong.
-fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
+/// whole file; a file that names none is an error, where it goes wrong. `None` for a file a
+/// directory walk found that is a report or a baseline spindle wrote: skipped, with a note.
+fn host_name(files: &Files, i: usize) -> Result<Option<String>, UserError> {
     let path = files.path(i);
     let head = match files.held(i) {
         Some(text) => host_name_in_head(text.as_bytes()),
         None => host_name_from_head(&path)?,
     };
     if let Some(name) = head {
-        return Ok(name);
+        return Ok(Some(name));
     }
     // No host name near the top: the full parse finds it or says what is wrong, and where.
     let text = files.text(i)?;
-    if let Some(kind) = report_kind(&path, Some(&text)) {
-        return Err(a_report(&path, kind));
+    let written = report_kind(&path, Some(&text))
+        .map(|kind| format!("looks like a report spindle wrote ({kind})"))
+        .or_else(|| is_baseline(&text).then(|| "a baseline spindle wrote (spindle baseline)".to_string()));
+    match written {
+        Some(what) if files.walked(i) => {
+            skipped(&path, &format!("not a snapshot: {what}"));
+            return Ok(None);
+        }
+        Some(what) => return Err(not_a_snapshot(&path, &what)),
+        None => {}
     }
     if let Some(name) =
         locate(&text, "/host/name").and_then(|span| serde_json::from_str::<String>(&text[span.value]).ok())
     {
-        return Ok(name);
+        return Ok(Some(name));
     }
     Err(parse_snapshot(&path.display().to_string(), text.clone())
         .err()
@@ -361,20 +431,26 @@ fn host_name(files: &Files, i: usize) -> Result<String, UserError> {
         .unwrap_or_else(|| UserError::plain(format!("{}: no host.name", path.display()))))
 }
 
-/// What kind of report spindle writes `path` looks like, when it looks like one: by its
-/// extension (`.sarif`, `.md`, `.html`, `.xml`), or for a `.json` file, by the keys that open
-/// spindle's JSON, SARIF and GitLab reports. Only the first kilobytes of `text` are looked at.
+/// What kind of report spindle writes `text` (the file `path`) looks like, when it looks like
+/// one: by the lines and keys that open spindle's reports, for its extension (`.md`, `.html`,
+/// `.xml`, `.sarif`, or any other for the JSON reports). A Markdown file of anyone else's is no
+/// report of spindle's. Only the first kilobytes of `text` are looked at.
 fn report_kind(path: &Path, text: Option<&str>) -> Option<&'static str> {
-    let ext = path.extension().and_then(OsStr::to_str).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("sarif") => return Some("a SARIF report"),
-        Some("md" | "markdown") => return Some("a Markdown report"),
-        Some("html" | "htm") => return Some("an HTML report"),
-        Some("xml") => return Some("a JUnit report"),
-        _ => {}
-    }
     let text = text?;
     let head = &text[..text.floor_char_boundary(4096)];
+    let ext = path.extension().and_then(OsStr::to_str).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("md" | "markdown") => {
+            let spindles = head.starts_with("# spindle ")
+                || head.starts_with("# Change plan for ") && head.contains("spindle runs nothing");
+            return spindles.then_some("a Markdown report");
+        }
+        Some("html" | "htm") => {
+            return head.contains("<title>spindle storage report</title>").then_some("an HTML report");
+        }
+        Some("xml") => return head.contains("<testsuites name=\"spindle\"").then_some("a JUnit report"),
+        _ => {}
+    }
     if head.contains("\"report_version\"") && head.contains("\"spindle_version\"") {
         Some("a JSON report")
     } else if head.contains("\"runs\"") && head.contains("sarif") {
@@ -389,18 +465,31 @@ fn report_kind(path: &Path, text: Option<&str>) -> Option<&'static str> {
     }
 }
 
-/// The error for a report found where snapshots were expected: a hint, not a parse error.
-fn a_report(path: &Path, kind: &str) -> UserError {
+/// Whether `text` opens as the baseline file `spindle baseline` writes.
+fn is_baseline(text: &str) -> bool {
+    let head = text[..text.floor_char_boundary(4096)].trim_start();
+    head.starts_with('{') && head.contains("\"spindle_baseline\"")
+}
+
+/// The error for a file spindle wrote named where snapshots were expected: a hint, not a parse
+/// error.
+fn not_a_snapshot(path: &Path, what: &str) -> UserError {
     UserError {
         help: Some(
             "write reports outside the folders of snapshots (`-o ../report.sarif`), or move this file away"
                 .into(),
         ),
-        ..UserError::plain(format!(
-            "{}: not a snapshot: looks like a report spindle wrote ({kind})",
-            path.display()
-        ))
+        ..UserError::plain(format!("{}: not a snapshot: {what}", path.display()))
     }
+}
+
+/// The first kilobytes of a regular file, as text (what is not UTF-8 replaced), for telling
+/// what it is; `None` when it cannot be read or is not a regular file.
+fn head_of(path: &Path) -> Option<String> {
+    let (file, _) = spindle_files::open_regular(path).ok()?;
+    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
+    file.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
+    Some(String::from_utf8_lossy(&head).into_owned())
 }
 
 /// How much of a file is read for its host name.

@@ -35,8 +35,10 @@ fn main() -> ExitCode {
         Command::Diff(args) => spindle::diff::run(&(*args).into()).map(spindle::Exit::code),
         Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
         Command::Plan(args) => spindle::plan::run(&(*args).into()).map(spindle::Exit::code),
-        Command::Rules { format, packs } => spindle::explain::rules_table(format.into(), &packs).map(print),
-        Command::Explain { rule, packs } => spindle::explain::explain(&rule, &packs).map(print),
+        Command::Rules { format, config } => {
+            spindle::explain::rules_table(format.into(), &config.into()).and_then(print)
+        }
+        Command::Explain { rule, config } => spindle::explain::explain(&rule, &config.into()).and_then(print),
         Command::Init { snapshots, output, force } => {
             spindle::init::init(&snapshots, &output, force).map(|written| {
                 eprintln!("{written}");
@@ -48,7 +50,7 @@ fn main() -> ExitCode {
             let mut script = Vec::new();
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "spindle", &mut script);
-            Ok(print(String::from_utf8_lossy(&script).into_owned()))
+            print(String::from_utf8_lossy(&script).into_owned())
         }
         Command::Collect { command: CollectCommand::Sql { server, connect, output } } => {
             spindle::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
@@ -58,12 +60,12 @@ fn main() -> ExitCode {
                 .map(|()| 0)
         }
         Command::Plugin { command: PluginCommand::Inspect { file, format } } => {
-            spindle::inspect_plugin(&file, format == InspectFormat::Json).map(print)
+            spindle::inspect_plugin(&file, format == InspectFormat::Json).and_then(print)
         }
-        Command::Schema { which } => Ok(print(match which {
+        Command::Schema { which } => print(match which {
             SchemaKind::Facts => spindle_core::schema::facts_schema(),
             SchemaKind::Pack => spindle_core::schema::pack_schema(),
-        })),
+        }),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -87,8 +89,18 @@ fn shown(e: UserError) -> Shown {
         .with_related(e.related.into_iter().map(shown).collect())
 }
 
-/// Prints a command's text to stdout; exit status 0.
-fn print(text: String) -> u8 {
-    print!("{text}");
-    0
+/// Prints a command's text to stdout; exit status 0. A reader that closed the pipe early
+/// (`spindle rules | head`) chose to read no more: the rest is dropped, as `check` drops its
+/// report's. Any other failure (a full disk) is an error: exit status 2, never a panic.
+// UserError is built once, on the way to exit status 2 (as in the library).
+#[allow(clippy::result_large_err)]
+fn print(text: String) -> Result<u8, UserError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(UserError::plain(format!("stdout: cannot write: {e}")))
+        }
+        _ => Ok(0),
+    }
 }

@@ -17,6 +17,9 @@ pub const DEFAULT_CONCURRENCY: usize = 16;
 pub struct CheckOptions {
     /// Snapshot files or directories of them; files of one host merge into one view.
     pub inputs: Vec<PathBuf>,
+    /// `--exclude`: globs of files and folders a directory walk leaves out (see
+    /// [`crate::input::Exclude`]).
+    pub exclude: Vec<String>,
     /// Check this machine: its host facts, merged with the local SQL Server's.
     pub local: bool,
     /// SQL Servers to collect from and check (with `local`: the local instance's name).
@@ -59,6 +62,18 @@ pub struct CheckOptions {
     /// The order of each host's findings: triage, or the largest expected gain first (in
     /// every format: the machine formats list the findings in that order too).
     pub order: Order,
+}
+
+/// Which packs judge and which of their rules run, as every subcommand that runs or lists rules
+/// takes them: `--pack`, `--no-config`, `--select`, `--extend-select`, `--ignore`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleChoice {
+    /// Builtin pack names or TOML files; empty: the pack discovery finds, else `recommended`.
+    pub packs: Vec<String>,
+    /// With no `packs`, look for the project's `spindle.toml` (see
+    /// [`crate::packs::discover_config`]).
+    pub discover_config: bool,
+    pub selection: Selection,
 }
 
 /// `--sarif-category`, `--split-by`, `--waived`: what GitHub code scanning needs of a SARIF log.
@@ -109,6 +124,7 @@ impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             inputs: vec![],
+            exclude: vec![],
             local: false,
             servers: vec![],
             inventory: None,

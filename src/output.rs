@@ -23,8 +23,12 @@ pub struct Output {
 
 enum Dest {
     Stdout,
-    /// A regular file (or one to create): the report is renamed over it.
-    File(PathBuf),
+    /// A regular file (or one to create): the report is renamed over `target`, the file itself
+    /// or, through a symbolic link `given`, the file the link points to.
+    File {
+        given: PathBuf,
+        target: PathBuf,
+    },
     /// Something that is not a regular file, such as `/dev/null`, `/dev/stdout` or a named pipe:
     /// it cannot be renamed over (as root, that would replace the device with a file), so the
     /// report is written into it, as to stdout.
@@ -42,6 +46,8 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
     if path.starts_with("/dev") || path.starts_with("/proc") {
         return Ok(Dest::Stream(path.to_path_buf()));
     }
+    refuse_planted_links(path)?;
+    let file = |target: PathBuf| Dest::File { given: path.to_path_buf(), target };
     Ok(match fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(UserError::plain(format!(
@@ -50,10 +56,93 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
             )));
         }
         // Through a symbolic link, the file it points to gets the output; the link stays.
-        Ok(m) if m.is_file() => Dest::File(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
+        Ok(m) if m.is_file() => file(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
         Ok(_) => Dest::Stream(path.to_path_buf()),
-        Err(_) => Dest::File(path.to_path_buf()),
+        Err(_) => file(path.to_path_buf()),
     })
+}
+
+/// Refuses a path through a symbolic link that another user could have planted: one in a
+/// sticky, world-writable folder (`/tmp`), owned by neither this user nor the folder's owner.
+/// The kernel refuses to follow those when `fs.protected_symlinks` is on; it is off on many
+/// machines and in containers, where root's `-o /tmp/report.json` would otherwise replace
+/// whatever file another user's link names (`/etc/shadow`). Every link along the path counts.
+#[cfg(unix)]
+fn refuse_planted_links(path: &Path) -> Result<(), UserError> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut at = PathBuf::new();
+    for part in path.components() {
+        at.push(part);
+        let Ok(link) = fs::symlink_metadata(&at) else { break };
+        if !link.is_symlink() || link.uid() == me {
+            continue;
+        }
+        let dir = at.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let Ok(folder) = fs::metadata(dir) else { continue };
+        if folder.mode() & 0o1002 == 0o1002 && link.uid() != folder.uid() {
+            return Err(UserError {
+                help: Some(
+                    "a link in a folder every user can write may have been put there by anyone: write \
+                     to a path of your own, or remove the link"
+                        .into(),
+                ),
+                ..UserError::plain(format!(
+                    "{}: a symbolic link of another user (uid {}) in the shared folder {}; spindle does \
+                     not write through it",
+                    at.display(),
+                    link.uid(),
+                    dir.display()
+                ))
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn refuse_planted_links(_: &Path) -> Result<(), UserError> {
+    Ok(())
+}
+
+/// Warns when `output` goes into a folder given as input, or below one: the next run over that
+/// folder finds it there (and skips it with a note, as it is no snapshot). The run goes on.
+pub fn warn_if_among_inputs<P: AsRef<Path>>(output: Option<&Path>, inputs: &[P]) {
+    let Some(out) = output else { return };
+    if out.as_os_str() == "-" || out.starts_with("/dev") || out.starts_with("/proc") {
+        return;
+    }
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(dir) = fs::canonicalize(dir) else { return };
+    let input = inputs.iter().map(|i| -> &Path { i.as_ref() }).find(|i| {
+        fs::metadata(i).is_ok_and(|m| m.is_dir()) && fs::canonicalize(i).is_ok_and(|i| dir.starts_with(i))
+    });
+    if let Some(input) = input {
+        let shown = |p: &Path| spindle_core::untrusted::name(&p.display().to_string()).into_owned();
+        eprintln!(
+            "spindle: warning: {} is written into the input folder {}: the next run over that folder \
+             will find it there (and skip it with a note); write it elsewhere to keep the folder to snapshots",
+            shown(out),
+            shown(input)
+        );
+    }
+}
+
+/// Removes a report an earlier run left at `path`, after this run failed. A regular file goes;
+/// a symbolic link goes itself, never the file it points to (which may be anything: a failed
+/// run must not destroy it). A device, pipe or directory stays, and so does a path through a
+/// link [`refuse_planted_links`] refuses.
+pub(crate) fn remove_stale(path: &Path) {
+    let Ok(meta) = fs::symlink_metadata(path) else { return };
+    // Another user's link in a shared folder is theirs: refused, and left as it is.
+    if refuse_planted_links(path).is_err() {
+        return;
+    }
+    let is_file_link = meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_file());
+    if meta.is_file() || is_file_link {
+        let _ = fs::remove_file(path);
+    }
 }
 
 /// Where the report's bytes go while the run lasts.
@@ -115,7 +204,7 @@ impl Output {
             Some(d) => destination(d)?,
         };
         let sink = match &dest {
-            Dest::File(d) => Sink::Staged(Staged::beside(d).map_err(|e| {
+            Dest::File { target: d, .. } => Sink::Staged(Staged::beside(d).map_err(|e| {
                 UserError::plain(format!("{}: cannot create a temporary report file: {e}", d.display()))
             })?),
             Dest::Stream(d) => {
@@ -136,7 +225,7 @@ impl Output {
     pub fn commit(self) -> Result<(), UserError> {
         let to = match &self.dest {
             Dest::Stdout => "stdout".to_string(),
-            Dest::File(d) | Dest::Stream(d) => d.display().to_string(),
+            Dest::File { target: d, .. } | Dest::Stream(d) => d.display().to_string(),
         };
         let sink = self
             .sink
@@ -153,11 +242,11 @@ impl Output {
     }
 
     /// Abandons the report: the temporary file goes, and so does an older report at the
-    /// destination, which would otherwise pass for this run's. What went to stdout or a stream
-    /// stays there, followed by the error.
+    /// destination, which would otherwise pass for this run's (through a link, the link: see
+    /// [`remove_stale`]). What went to stdout or a stream stays there, followed by the error.
     pub fn abort(self) {
-        if let Dest::File(dest) = &self.dest {
-            let _ = fs::remove_file(dest);
+        if let Dest::File { given, .. } = &self.dest {
+            remove_stale(given);
         }
     }
 }
@@ -305,7 +394,7 @@ fn umask() -> u32 {
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), UserError> {
     let fail = |e: &dyn std::fmt::Display| UserError::plain(format!("{}: cannot write: {e}", path.display()));
     match destination(path)? {
-        Dest::File(file) => {
+        Dest::File { target: file, .. } => {
             let mut tmp = Staged::beside(&file).map_err(|e| fail(&e))?;
             tmp.file.write_all(bytes).map_err(|e| fail(&e))?;
             tmp.publish().map_err(|e| fail(&e))?;

@@ -1,6 +1,6 @@
 //! Builtin rule packs (embedded from `rule-packs/`) and packs read from files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use spindle_core::pack::{PackLoader, SourceText};
 use spindle_files::ReadError;
@@ -53,14 +53,104 @@ impl PackLoader for Loader {
 /// The names a project's own pack goes by, looked for in this order in each folder.
 pub const CONFIG_NAMES: [&str; 2] = ["spindle.toml", ".spindle.toml"];
 
+/// What config discovery found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Discovered {
+    /// No folder searched has a pack.
+    None,
+    /// The project's pack.
+    Pack(PathBuf),
+    /// The nearest pack, which another user could have written: not used (why, said in words).
+    Untrusted(PathBuf, String),
+}
+
 /// The project's pack: `spindle.toml` (or `.spindle.toml`) in `start` or the nearest folder
-/// above it that has one, as ruff finds `ruff.toml`. `None` when no folder up to the root has
-/// one. Only regular files count: a folder or a pipe by that name is not a pack.
-pub fn discover_config(start: &Path) -> Option<std::path::PathBuf> {
-    start.ancestors().find_map(|dir| {
-        CONFIG_NAMES
+/// above it that has one, as ruff finds `ruff.toml`. Only regular files count: a folder or a
+/// pipe by that name is not a pack.
+///
+/// The search stops at the repository's top folder (one holding `.git`) and at the home folder
+/// (`home`), so a pack above them — in a shared folder, left by someone else — is never
+/// applied to a project by accident. A pack found is used only if no other user could have
+/// written it, as git trusts a repository (`safe.directory`): owned by this user or root, in a
+/// folder owned by this user or root, and neither writable by every user. Otherwise it is
+/// [`Discovered::Untrusted`]: a pack whose waivers and plugins another user chose must not judge
+/// this user's run (a `spindle.toml` planted in `/tmp` would waive every finding of a root
+/// run under it, and run that user's plugin).
+pub fn discover_config(start: &Path, home: Option<&Path>) -> Discovered {
+    for dir in start.ancestors() {
+        let found = CONFIG_NAMES
             .iter()
             .map(|name| dir.join(name))
-            .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
-    })
+            .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        if let Some(pack) = found {
+            return match distrust(&pack, dir) {
+                Some(why) => Discovered::Untrusted(pack, why),
+                None => Discovered::Pack(pack),
+            };
+        }
+        if dir.join(".git").exists() || home.is_some_and(|h| h == dir) {
+            break;
+        }
+    }
+    Discovered::None
+}
+
+/// Why another user could have written `pack` (in `dir`), or `None` when only this user or
+/// root could have.
+#[cfg(unix)]
+fn distrust(pack: &Path, dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let trusted = |uid: u32| uid == me || uid == 0;
+    let file = std::fs::metadata(pack).ok()?;
+    let folder = std::fs::metadata(dir).ok()?;
+    if !trusted(file.uid()) {
+        Some(format!("it belongs to another user (uid {})", file.uid()))
+    } else if file.mode() & 0o002 != 0 {
+        Some("every user can write it".into())
+    } else if !trusted(folder.uid()) {
+        Some(format!("its folder belongs to another user (uid {})", folder.uid()))
+    } else if folder.mode() & 0o002 != 0 {
+        Some("every user can write its folder".into())
+    } else {
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn distrust(_: &Path, _: &Path) -> Option<String> {
+    None
+}
+
+/// The packs a run applies: those given, else the project's pack when discovery is on and
+/// finds one it trusts (said on stderr, so a run never applies a pack no one named silently),
+/// else none (`recommended`). A pack found but not trusted is named on stderr, and not used.
+pub fn packs_to_apply(packs: &[String], discover: bool) -> Vec<String> {
+    if !packs.is_empty() || !discover {
+        return packs.to_vec();
+    }
+    let Ok(cwd) = std::env::current_dir() else { return vec![] };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| std::fs::canonicalize(&h).unwrap_or_else(|_| PathBuf::from(h)));
+    let shown = |p: &Path| spindle_core::untrusted::name(&p.display().to_string()).into_owned();
+    match discover_config(&cwd, home.as_deref()) {
+        Discovered::None => vec![],
+        Discovered::Untrusted(pack, why) => {
+            eprintln!(
+                "spindle: warning: not using the pack {}: {why}, so another user may have written it \
+                 (--pack it to use it anyway); using the recommended pack",
+                shown(&pack)
+            );
+            vec![]
+        }
+        Discovered::Pack(pack) => {
+            eprintln!(
+                "spindle: using the pack {} (found from the working directory; --pack or --no-config to skip it)",
+                shown(&pack)
+            );
+            vec![pack.display().to_string()]
+        }
+    }
 }

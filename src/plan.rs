@@ -19,8 +19,15 @@ use crate::output::write_atomically;
 #[derive(Debug, Clone)]
 pub struct PlanOptions {
     pub inputs: Vec<PathBuf>,
-    /// Builtin pack names or TOML files, as for `spindle check`.
+    /// `--exclude`: globs a directory walk leaves out, as for `spindle check`.
+    pub exclude: Vec<String>,
+    /// Builtin pack names or TOML files, as for `spindle check` (empty: the discovered
+    /// spindle.toml, else `recommended`).
     pub packs: Vec<String>,
+    /// With no `packs`, look for `spindle.toml` (or `.spindle.toml`) as `check` does.
+    pub discover_config: bool,
+    /// `--select`, `--extend-select`, `--ignore`, over the packs' choice of rules.
+    pub selection: Selection,
     pub format: PlanFormat,
     /// Written atomically; stdout when absent.
     pub output: Option<PathBuf>,
@@ -34,8 +41,10 @@ pub fn run(o: &PlanOptions) -> Result<Exit, UserError> {
     if o.inputs.is_empty() {
         return Err(UserError::plain("spindle plan needs snapshot files or directories to plan from"));
     }
-    let engine = Engine::load_with(&o.packs, &Selection::default(), 2)?;
-    let files = input::discover(&o.inputs)?;
+    let packs = crate::packs::packs_to_apply(&o.packs, o.discover_config);
+    let engine = Engine::load_with(&packs, &o.selection, 2)?;
+    crate::output::warn_if_among_inputs(o.output.as_deref(), &o.inputs);
+    let files = input::discover_excluding(&o.inputs, &input::Exclude::new(&o.exclude))?;
     let groups = input::group_by_host(&files, 1)?;
     if o.format.is_script() && groups.count() != 1 {
         return Err(UserError::plain(format!(

@@ -5,7 +5,7 @@ use spindle_test_support::sarif as sarif_schema;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -149,15 +149,78 @@ fn oversized_file_is_refused_without_reading_it() {
 }
 
 #[test]
-fn directory_with_other_files_is_refused() {
+fn stray_files_in_a_fleet_folder_are_skipped_with_a_note_and_named_ones_refused() {
+    // Issue 24, item 4: a NOTES.txt, a .bak, a .gz or the baseline beside the snapshots aborted
+    // the whole fleet's run.
     let dir = TempDir::new().unwrap();
     write(dir.path(), "sql01.json", SECTOR_63);
-    write(dir.path(), "notes.txt", "not a snapshot");
+    let notes = write(dir.path(), "NOTES.txt", "erp-sql1 rebuilt on 2026-12-01");
+    write(dir.path(), "sql01.json.bak", SECTOR_63);
+    fs::write(dir.path().join("sql02.json.gz"), [0x1f, 0x8b, 8, 0, 0, 0, 0, 0]).unwrap();
+    let baseline = dir.path().join("spindle-baseline.json");
+    let o = spindle(&["baseline", "--no-config", s(dir.path()), "-o", s(&baseline)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Written into the folder it reads: said, as the next run will find it there.
+    assert!(squashed(&stderr(&o)).contains(&squashed("is written into the input folder")), "{}", stderr(&o));
+
+    let o = spindle(&["check", s(dir.path()), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "the snapshot is checked: {}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["hosts"].as_array().unwrap().len(), 1, "{report}");
+    let err = stderr(&o);
+    let notes_of: Vec<&str> = err.lines().filter(|l| l.starts_with("spindle: skipped ")).collect();
+    assert_eq!(notes_of.len(), 4, "one line per file skipped: {err}");
+    for (name, what) in [
+        ("NOTES.txt", "not a snapshot (.json) file"),
+        ("sql01.json.bak", "not a snapshot (.json) file"),
+        ("sql02.json.gz", "not a snapshot (.json) file"),
+        ("spindle-baseline.json", "not a snapshot: a baseline spindle wrote"),
+    ] {
+        assert!(notes_of.iter().any(|l| l.contains(&format!("/{name}: {what}"))), "{name}: {err}");
+    }
+    // --exclude leaves them out without a word: by name without `/`, by path below with one.
+    let sub = dir.path().join("old");
+    fs::create_dir(&sub).unwrap();
+    write(&sub, "broken.json", "{");
+    let o = spindle(&[
+        "check",
+        s(dir.path()),
+        "--exclude",
+        "*.bak",
+        "--exclude",
+        "*.gz",
+        "--exclude",
+        "NOTES.*",
+        "--exclude",
+        "spindle-baseline.json",
+        "--exclude",
+        "old/*",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("skipped"), "{}", stderr(&o));
+    // Without it, a broken .json file is still a broken snapshot: never skipped in silence.
     let o = spindle(&["check", s(dir.path())]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("notes.txt"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("broken.json"), "{}", stderr(&o));
+    fs::remove_dir_all(&sub).unwrap();
+
+    // Named on the command line, a file that is not a snapshot is refused, as before.
+    for named in [&notes, &baseline] {
+        let o = spindle(&["check", s(dir.path().join("sql01.json").as_path()), s(named)]);
+        assert_eq!(o.status.code(), Some(2), "{}: {}", named.display(), stderr(&o));
+    }
+    let o = spindle(&["check", s(&baseline)]);
+    assert!(
+        squashed(&stderr(&o)).contains(&squashed("not a snapshot: a baseline spindle wrote")),
+        "{}",
+        stderr(&o)
+    );
+    // A folder with no snapshot in it is still an error.
     let empty = TempDir::new().unwrap();
     assert_eq!(spindle(&["check", s(empty.path())]).status.code(), Some(2));
+    write(empty.path(), "README.txt", "snapshots go here");
+    let o = spindle(&["check", s(empty.path())]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
@@ -635,6 +698,12 @@ fn init_writes_a_starter_pack_that_loads_and_lists_the_declarations_to_make() {
     let o = spindle_in(dir.path(), &["check", "snaps"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("spindle.toml:"), "{}", stderr(&o));
+    // It says what to put there (issue 24: it said what TOML expected).
+    assert!(
+        squashed(&stderr(&o)).contains(&squashed("replace STRIPE_UNIT_BYTES with the stripe unit in bytes")),
+        "{}",
+        stderr(&o)
+    );
     // Filled in, it is used: ALN002 judges the LUN's partitions (the second is misaligned).
     fs::write(&pack, uncommented.replace("= STRIPE_UNIT_BYTES", "= 262144")).unwrap();
     let o = spindle_in(dir.path(), &["check", "snaps", "--format", "json"]);
@@ -771,37 +840,48 @@ fn a_snapshot_from_standard_input() {
 }
 
 #[test]
-fn a_report_among_the_snapshots_gets_a_hint_not_a_parse_error() {
+fn a_report_among_the_snapshots_is_skipped_and_named_for_what_it_is() {
     let dir = TempDir::new().unwrap();
-    write(dir.path(), "sql01.json", SECTOR_63);
-    // The report of the last run, written into the folder of snapshots.
-    let o = spindle(&["check", s(dir.path()), "--format", "json", "-o", s(&dir.path().join("report.json"))]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let o = spindle(&["check", s(dir.path())]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
-    assert!(
-        squashed(&err).contains(&squashed(
-            "report.json: not a snapshot: looks like a report spindle wrote (a JSON report)"
-        )),
-        "{err}"
-    );
-    fs::remove_file(dir.path().join("report.json")).unwrap();
-    for (name, kind) in
-        [("run.sarif", "a SARIF report"), ("REPORT.md", "a Markdown report"), ("r.html", "an HTML report")]
+    let snapshot = write(dir.path(), "sql01.json", SECTOR_63);
+    // The reports of the last runs, written into the folder of snapshots.
+    for (name, format) in
+        [("report.json", "json"), ("run.sarif", "sarif"), ("REPORT.md", "markdown"), ("r.html", "html")]
     {
-        let stray = write(dir.path(), name, "whatever");
-        let o = spindle(&["check", s(dir.path())]);
-        assert_eq!(o.status.code(), Some(2));
-        let err = stderr(&o);
+        let o = spindle(&["check", s(&snapshot), "--format", format, "-o", s(&dir.path().join(name))]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    }
+    // Anyone's Markdown is not a report spindle wrote.
+    write(dir.path(), "README.md", "# Snapshots of the ERP cluster\n");
+    let o = spindle(&["check", s(dir.path())]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = squashed(&stderr(&o));
+    for (name, kind) in [
+        ("report.json", "a JSON report"),
+        ("run.sarif", "a SARIF report"),
+        ("REPORT.md", "a Markdown report"),
+        ("r.html", "an HTML report"),
+    ] {
         assert!(
-            squashed(&err).contains(&squashed(&format!(
+            err.contains(&squashed(&format!(
                 "{name}: not a snapshot: looks like a report spindle wrote ({kind})"
             ))),
-            "{err}"
+            "{name}: {err}"
         );
-        fs::remove_file(stray).unwrap();
     }
+    assert!(err.contains(&squashed("README.md: not a snapshot (.json) file")), "{err}");
+    // Named, a report is refused with the hint, not a parse error.
+    let o = spindle(&["check", s(&dir.path().join("report.json"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        squashed(&stderr(&o)).contains(&squashed(
+            "report.json: not a snapshot: looks like a report spindle wrote (a JSON report)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = spindle(&["check", s(&dir.path().join("README.md"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("report spindle wrote"), "{}", stderr(&o));
 }
 
 #[test]
@@ -1026,7 +1106,14 @@ fn concise_is_one_line_per_finding_for_grep_and_editors() {
     );
     assert!(findings.contains(&"examples/win2003-sector63/erp-sql1.json:187:7: ALN001 [error] partition starts at 32,256 B (31.5 KiB), at sector 63 as Windows Server 2003 and older placed it, before the first 64 KiB boundary (erp-sql1 › disk 0 › partition 1 (C:\\))"), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("erp-sql1: [not evaluated] ")).count(), 3, "{text}");
-    assert_eq!(text.lines().count(), 23 + 3 + 1, "findings, causes not evaluated, the summary:\n{text}");
+    // Under a cause, the TOML entry to paste, as lines of its own (issue 24: one line with a
+    // literal `\n`), indented so that no `FILE:LINE:` reader takes one for a finding.
+    let paste: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("    ")).collect();
+    assert_eq!(paste.len(), 3, "{text}");
+    let entry: toml::Table = toml::from_str(&paste.join("\n")).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(entry["declare"]["stripe_unit"][0]["stripe_unit_bytes"].as_integer(), Some(0), "{text}");
+    assert!(!text.contains("\\n"), "{text}");
+    assert_eq!(text.lines().count(), 23 + 3 + 3 + 1, "findings, causes not evaluated, the summary:\n{text}");
     assert!(text.ends_with(
         "1 host checked: 4 errors, 19 warnings, 0 notes; 0 waived; 13 not evaluated; 10 not applicable\n"
     ));
@@ -1078,4 +1165,139 @@ fn the_report_wraps_to_columns_off_a_terminal() {
         100,
         "the default"
     );
+}
+
+/// A project folder whose spindle.toml ignores ALN001, and a folder below it to run from.
+fn project_ignoring_aln001() -> (TempDir, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "spindle.toml", "extends = [\"recommended\"]\nignore = [\"ALN001\"]\n");
+    let sub = dir.path().join("work");
+    fs::create_dir(&sub).unwrap();
+    (dir, sub)
+}
+
+fn example_dir(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name).display().to_string()
+}
+
+/// Issue 24, item 4: `plan` ignored the project's pack (its ignores, waivers, declarations).
+#[test]
+fn plan_applies_the_projects_pack_as_check_does() {
+    let (_dir, sub) = project_ignoring_aln001();
+    let sector63 = example_dir("win2003-sector63");
+    let plan = |args: &[&str]| {
+        let o = spindle_in(&sub, &[&["plan", sector63.as_str()][..], args].concat());
+        assert!(o.status.code().is_some_and(|c| c < 2), "{args:?}: {}", stderr(&o));
+        (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o))
+    };
+    let (found, err) = plan(&[]);
+    assert!(err.contains("using the pack") && err.contains("spindle.toml"), "{err}");
+    assert!(!found.contains("fixes: ALN001"), "the pack ignores ALN001: {found}");
+    let (isolated, err) = plan(&["--no-config"]);
+    assert!(isolated.contains("fixes: ALN001"), "{isolated}");
+    assert!(!err.contains("using the pack"), "{err}");
+    // The command line's selection, as for check.
+    let (ignored, _) = plan(&["--no-config", "--ignore", "ALN001"]);
+    assert!(!ignored.contains("fixes: ALN001"), "{ignored}");
+    let (selected, _) = plan(&["--select", "ALN001"]);
+    assert!(selected.contains("fixes: ALN001") && !selected.contains("fixes: GRW001"), "{selected}");
+}
+
+#[test]
+fn rules_shows_what_the_projects_pack_enables() {
+    let (_dir, sub) = project_ignoring_aln001();
+    let row = |args: &[&str]| {
+        let o = spindle_in(&sub, &[&["rules"][..], args].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let table = String::from_utf8(o.stdout).unwrap();
+        let header = table.lines().next().unwrap().to_string();
+        (header, table.lines().find(|l| l.starts_with("ALN001 ")).unwrap().to_string())
+    };
+    let (header, aln001) = row(&[]);
+    assert!(header.contains("ENABLED"), "{header}");
+    assert_eq!(aln001.split_whitespace().nth(3), Some("no"), "{aln001}");
+    let (header, _) = row(&["--no-config"]);
+    assert!(!header.contains("ENABLED"), "{header}");
+    let (_, aln001) = row(&["--no-config", "--select", "ALN"]);
+    assert_eq!(aln001.split_whitespace().nth(3), Some("yes"), "{aln001}");
+    let (_, aln001) = row(&["--no-config", "--ignore", "ALN001"]);
+    assert_eq!(aln001.split_whitespace().nth(3), Some("no"), "{aln001}");
+}
+
+#[test]
+fn explain_knows_the_projects_pack_and_its_plugins() {
+    let (dir, sub) = project_ignoring_aln001();
+    let o = spindle_in(&sub, &["explain", "ALN001"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("In the packs given: not enabled."), "{o:?}");
+    let o = spindle_in(&sub, &["explain", "ALN001", "--no-config"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("In the packs given"), "{o:?}");
+
+    // A plugin's rule is known in a folder whose pack declares the plugin.
+    let wasm = spindle_test_support::plugins::wasm("acme");
+    write(dir.path(), "spindle.toml", &format!("[plugins.acme]\npath = '{}'\n", wasm.display()));
+    let o = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["explain", "acme/ACM001"])
+        .current_dir(&sub)
+        .env("SPINDLE_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-cache"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let docs = String::from_utf8(o.stdout).unwrap();
+    assert!(docs.starts_with("# acme/ACM001 ") && docs.contains("From plugin acme of"), "{docs}");
+}
+
+#[test]
+fn diff_and_baseline_apply_the_projects_pack_as_check_does() {
+    let (_dir, sub) = project_ignoring_aln001();
+    let sector63 = example_dir("win2003-sector63");
+    let diff = |args: &[&str]| {
+        let o = spindle_in(&sub, &[&["diff", &sector63, &sector63, "--format", "json"][..], args].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert!(!diff(&[]).contains("\"ALN001\""));
+    assert!(diff(&["--no-config"]).contains("\"ALN001\""));
+    assert!(!diff(&["--no-config", "--ignore", "ALN001"]).contains("\"ALN001\""));
+
+    let baseline = |args: &[&str]| {
+        let out = sub.join("baseline.json");
+        let o = spindle_in(&sub, &[&["baseline", &sector63, "-o", s(&out)][..], args].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        fs::read_to_string(out).unwrap()
+    };
+    assert!(!baseline(&[]).contains("\"ALN001\""));
+    assert!(baseline(&["--no-config"]).contains("\"ALN001\""));
+    assert!(!baseline(&["--no-config", "--ignore", "ALN001"]).contains("\"ALN001\""));
+}
+
+/// Issue 24, item 5: `schema`, `rules`, `explain` and `completions` panicked (exit status 101) on
+/// a closed pipe or a full disk.
+#[test]
+fn text_commands_stop_quietly_on_a_closed_pipe_and_fail_clearly_on_a_full_disk() {
+    let cases: [&[&str]; 5] = [
+        &["schema", "facts"],
+        &["rules", "--no-config"],
+        &["rules", "--format", "markdown", "--no-config"],
+        &["explain", "ALN001", "--no-config"],
+        &["completions", "bash"],
+    ];
+    let run = |args: &[&str], stdout: Stdio| {
+        Command::new(env!("CARGO_BIN_EXE_spindle")).args(args).stdout(stdout).output().unwrap()
+    };
+    for args in cases {
+        // The reader is gone before spindle writes a byte: every write is EPIPE.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = run(args, writer.into());
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{args:?}: {}", stderr(&o));
+
+        let full = fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = run(args, full.into());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("stdout") && err.contains("No space left on device"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
 }

@@ -305,7 +305,11 @@ pub(crate) fn details(r: &Row<'_>, view: &HostView, m: &dyn Markup) -> String {
         let why = n
             .reason
             .as_deref()
-            .map(|r| prose(r.lines().next().unwrap_or("")))
+            .map(|r| match crate::reason::split(r) {
+                (first, paste) if paste.is_empty() => prose(first.lines().next().unwrap_or("")),
+                // A cell holds one line: the entry to paste is shown whole below the table.
+                (first, _) => format!("{} the entry to paste is listed below", prose(first)),
+            })
             .unwrap_or("not collected".into());
         parts.push(format!("not evaluated on {at}: needs {} ({why})", m.name(&untrusted::name(&n.missing))));
     }

@@ -68,8 +68,13 @@ impl Render for ConciseRender {
             for f in report.findings.iter().filter(|f| f.is_waived()) {
                 finding_line(buf, view, f, true)?;
             }
-            for cause in causes(&report.not_evaluated) {
+            for (cause, paste) in causes(&report.not_evaluated) {
                 writeln!(buf, "{host}: [not evaluated] {cause}")?;
+                // The TOML to paste, as lines of its own: indented, so no `FILE:LINE:` reader
+                // takes one for a finding.
+                for l in paste {
+                    writeln!(buf, "    {l}")?;
+                }
             }
             Ok(())
         })

@@ -91,10 +91,13 @@ fn not_evaluated_line(view: &HostView, n: &NotEvaluated) -> String {
         n.entity.as_ref().map_or_else(|| untrusted::name(view.host_name()), |e| untrusted::label(&e.label));
     let mut line = format!("{at}: {} is missing", untrusted::name(&n.missing));
     if let Some(r) = &n.reason {
-        line.push_str(&format!(" ({})", untrusted::message(r)));
+        line.push_str(&format!(" ({})", untrusted::message(crate::reason::split(r).0)));
     }
     if let Some(l) = locate_not_evaluated(view, n) {
         line.push_str(&format!("\n  at {}", Place::from_location(&l).shown()));
+    }
+    for l in n.reason.as_deref().map(crate::reason::paste_lines).unwrap_or_default() {
+        line.push_str(&format!("\n    {l}"));
     }
     line
 }
@@ -163,7 +166,7 @@ impl JunitRender {
             let mut status = TestCaseStatus::skipped();
             let mut why = format!("not evaluated: {} is missing", first.missing);
             if let Some(r) = &first.reason {
-                why.push_str(&format!(" ({r})"));
+                why.push_str(&format!(" ({})", crate::reason::split(r).0));
             }
             if not_evaluated.len() > 1 {
                 why.push_str(&format!(", and {} more", not_evaluated.len() - 1));

@@ -21,6 +21,7 @@ pub mod junit;
 pub mod markdown;
 pub mod plan;
 pub mod provenance;
+mod reason;
 pub mod sarif;
 pub mod sarif_split;
 pub mod shown;

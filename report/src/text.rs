@@ -259,6 +259,16 @@ impl TextRender {
         line
     }
 
+    /// A line of TOML to paste, indented under its cause; a long comment wraps onto comment
+    /// lines, the code never.
+    fn write_paste(&self, out: &mut Vec<u8>, line: &str) -> io::Result<()> {
+        const INDENT: &str = "        ";
+        for l in crate::reason::wrap_toml(line, self.options.width.saturating_sub(INDENT.len())) {
+            writeln!(out, "{INDENT}{l}")?;
+        }
+        Ok(())
+    }
+
     fn wrap(&self, text: &str, first: &str, rest: &str) -> String {
         wrap::paragraph(text, self.options.width, first, rest)
     }
@@ -501,14 +511,20 @@ impl TextRender {
                     untrusted::name(&n.missing)
                 );
                 if let Some(r) = &n.reason {
-                    line.push_str(&format!(" ({})", untrusted::message(r)));
+                    line.push_str(&format!(" ({})", untrusted::message(crate::reason::split(r).0)));
                 }
                 writeln!(out, "{}", self.wrap(&line, "  ? ", "      "))?;
+                for l in n.reason.as_deref().map(crate::reason::paste_lines).unwrap_or_default() {
+                    self.write_paste(out, &l)?;
+                }
             }
             return Ok(());
         }
-        for cause in causes(&report.not_evaluated) {
+        for (cause, paste) in causes(&report.not_evaluated) {
             writeln!(out, "{}", self.wrap(&cause, "  ? ", "      "))?;
+            for l in paste {
+                self.write_paste(out, &l)?;
+            }
         }
         writeln!(out, "  (--show-not-evaluated lists every check)")
     }
@@ -516,8 +532,9 @@ impl TextRender {
 
 /// The checks not evaluated, one line per missing fact, in order of first appearance:
 /// `9 checks (ALN002, ALN003, STR004) need stripe_unit_bytes: <the first reason> (and 2 other
-/// reasons)`; `24 rules need sql_instances: …` when every check of the fact is host-wide.
-pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<String> {
+/// reasons)`; `24 rules need sql_instances: …` when every check of the fact is host-wide. With
+/// each, the lines of its first reason to paste (a declare hint's TOML), shown below it whole.
+pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<(String, Vec<String>)> {
     crate::checklist::causes(entries)
         .into_iter()
         .map(|c| {
@@ -529,18 +546,19 @@ pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<String> {
             }
             let who = plural(c.checks, if c.host_wide { "rule" } else { "check" });
             let who = format!("{who} ({})", shown.join(", "));
+            let paste = c.reasons.first().map(|r| crate::reason::paste_lines(r)).unwrap_or_default();
             let reason = match c.reasons.split_first() {
                 None => "not collected".to_string(),
-                Some((first, [])) => untrusted::message(first).into_owned(),
+                Some((first, [])) => untrusted::message(crate::reason::split(first).0).into_owned(),
                 Some((first, rest)) => format!(
                     "{} (and {} other {})",
-                    untrusted::message(first),
+                    untrusted::message(crate::reason::split(first).0),
                     rest.len(),
                     if rest.len() == 1 { "reason" } else { "reasons" }
                 ),
             };
             let need = if c.checks == 1 { "needs" } else { "need" };
-            format!("{who} {need} {}: {reason}", untrusted::name(c.missing))
+            (format!("{who} {need} {}: {reason}", untrusted::name(c.missing)), paste)
         })
         .collect()
 }

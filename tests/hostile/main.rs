@@ -4,6 +4,7 @@
 //! One module per area; each case names the item of the hardening issue it covers.
 
 mod files;
+mod links;
 mod plugins;
 mod secrets;
 mod servers;

@@ -141,9 +141,26 @@ fn fits<T: DeserializeOwned>(value: Spanned<DeValue<'_>>, errors: &mut Vec<toml:
 /// A TOML or shape error, with a "did you mean" for a misspelt key.
 pub(super) fn toml_error(src: &SourceText, e: &toml::de::Error) -> PackError {
     let msg = e.message().trim().to_string();
-    let help = unknown_field_hint(&msg);
+    let help = unknown_field_hint(&msg).or_else(|| placeholder_hint(&src.text, e.span()));
     PackError::new(&src.path, &src.text, e.span(), msg).with_help(help)
 }
+
+/// The placeholder `spindle init` writes for a stripe unit is no TOML value: on its line, an
+/// error says what to put there rather than what TOML expected.
+fn placeholder_hint(text: &str, span: Option<std::ops::Range<usize>>) -> Option<String> {
+    let at = text.floor_char_boundary(span?.start);
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    text[start..end].contains(PLACEHOLDER).then(|| {
+        format!(
+            "replace {PLACEHOLDER} with the stripe unit in bytes (65536 is 64 KiB), as the RAID \
+             controller's CLI or the SAN's console shows it"
+        )
+    })
+}
+
+/// The placeholder `spindle init` writes where a stripe unit goes.
+const PLACEHOLDER: &str = "STRIPE_UNIT_BYTES";
 
 /// Reads serde's "unknown field `x`, expected one of `a`, `b`" and suggests the closest.
 fn unknown_field_hint(msg: &str) -> Option<String> {
