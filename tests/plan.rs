@@ -555,16 +555,8 @@ fn every_name_that_reaches_a_command_is_checked() {
 }
 
 #[test]
-fn the_sh_plan_moves_no_path_with_dot_dot_and_prints_names_as_text() {
-    let dir = edited(&root().join("tests/plan/hostile-linux-sql.json"), "dotdot", |d| {
-        let s = serde_json::to_string(d).unwrap();
-        let s = s.replacen("/var/opt/mssql/data/", "/var/opt/mssql/data/../../../../etc/shadow#/", 1);
-        *d = serde_json::from_str(&s).unwrap();
-    });
-    let inputs = [root().join("tests/plan/hostile-linux-host.json"), dir.join("hostile-linux-sql.json")];
-    let sh = ok(plan(&inputs, &["--format", "sh"]));
-    assert!(!sh.lines().any(|l| !l.starts_with('#') && l.contains("/../")), "{sh}");
-    let _ = std::fs::remove_dir_all(&dir);
+fn the_sh_plan_prints_names_as_text() {
+    // A path with `..` segments: rules/src/plan/tests.rs (the hostile Linux hosts move no file).
     // Text that reaches the terminal goes through printf '%s', never echo (which reads \033).
     let sh = ok(plan(&hostile_linux(), &["--format", "sh"]));
     assert!(!sh.lines().any(|l| l.trim_start().starts_with("echo ") || l.contains("; echo ")), "{sh}");
