@@ -152,6 +152,10 @@ pub struct Plan {
     pub host: String,
     /// The operating system's family the commands are written for (`windows`, `linux`).
     pub os: String,
+    /// Windows Server 2008 R2 or older, by the host's `os_version`: no Storage cmdlets (they came
+    /// with Windows Server 2012) and PowerShell 2.0, so the commands are diskpart's and
+    /// format.com's and the script needs nothing newer.
+    pub old_windows: bool,
     pub steps: Vec<Step>,
 }
 

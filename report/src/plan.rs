@@ -285,9 +285,10 @@ fn steps(out: &mut String, plan: &Plan, shell: &Shell<'_>) {
             writeln!(out, "\n{c}==== {} ====", s.phase.title()).unwrap();
         }
         step_header(out, c, n, s);
-        if s.destructive && shell.native != Lang::Tsql {
-            writeln!(out, "{}", (shell.confirm)(&format!("Step {n} deletes data: {}", line(&s.title))))
-                .unwrap();
+        if let Some(what) = asks(n, s)
+            && shell.native != Lang::Tsql
+        {
+            writeln!(out, "{}", (shell.confirm)(&what)).unwrap();
         }
         for cmd in &s.commands {
             if cmd.lang == Lang::Tsql {
@@ -304,6 +305,23 @@ fn steps(out: &mut String, plan: &Plan, shell: &Shell<'_>) {
     }
 }
 
+/// What a script asks before running step `n`, when it asks: before every step that deletes
+/// data, and before every step of an outage (databases offline, a copy of a whole volume, a
+/// service stopped or restarted), which a script must never start unasked.
+fn asks(n: usize, s: &Step) -> Option<String> {
+    if s.commands.is_empty() {
+        return None;
+    }
+    let title = line(&s.title);
+    if s.destructive {
+        Some(format!("Step {n} deletes data: {title}"))
+    } else if matches!(s.phase, Phase::Offline | Phase::Restart) {
+        Some(format!("Step {n} is part of an outage: {title}"))
+    } else {
+        None
+    }
+}
+
 fn uses_staging(plan: &Plan) -> bool {
     plan.steps
         .iter()
@@ -311,22 +329,44 @@ fn uses_staging(plan: &Plan) -> bool {
         .any(|c| c.text.contains("$StagingPath") || c.text.contains("$STAGING"))
 }
 
+/// The byte order mark the PowerShell script starts with. Windows PowerShell 5.1 reads a script
+/// without one as Windows-1252, in which the UTF-8 bytes of `ё`, `ђ` or `т` hold 0x91, 0x92 and
+/// 0x82, quote marks to PowerShell: a name holding them would end its single-quoted string.
+pub const PS1_BOM: char = '\u{feff}';
+
+/// How the PowerShell script runs T-SQL: with sqlcmd's scripting variables and commands off,
+/// so that `$(calc)` in a name stays text. Invoke-Sqlcmd (SQL Server 2008 and later tools) on
+/// current Windows; on Windows Server 2008 R2 and older, whose PowerShell 2.0 may have no
+/// Invoke-Sqlcmd, sqlcmd.exe (SQL Server 2005 and later) reading the batch from a UTF-16 file.
+fn ps_sql_function(old_windows: bool) -> &'static str {
+    if old_windows {
+        "function Invoke-PlanSql([string] $Query) {\n    $file = [System.IO.Path]::GetTempFileName()\n    try {\n        [System.IO.File]::WriteAllText($file, $Query, [System.Text.Encoding]::Unicode)\n        sqlcmd -S $SqlInstance -E -b -x -I -i $file\n        if ($LASTEXITCODE -ne 0) { throw \"sqlcmd failed with exit code $LASTEXITCODE\" }\n    } finally {\n        Remove-Item -LiteralPath $file -Force\n    }\n}\n"
+    } else {
+        "function Invoke-PlanSql([string] $Query) {\n    Invoke-Sqlcmd -ServerInstance $SqlInstance -Query $Query -QueryTimeout 0 -DisableVariables -DisableCommands -ErrorAction Stop\n}\n"
+    }
+}
+
 fn ps1(plan: &Plan, version: &str) -> String {
     let mut out = String::new();
+    out.push(PS1_BOM);
     writeln!(out, "# spindle {version}: change plan for {}: {}.", line(&plan.host), summary(plan)).unwrap();
     out.push_str(
         "# Review every step before running this script, elevated, on that host. It stops at the first\n\
-         # error and asks before every destructive step. Manual steps are comments only.\n\
-         #Requires -RunAsAdministrator\n\
-         [CmdletBinding()]\nparam(\n    # The SQL Server instance (Invoke-Sqlcmd -ServerInstance).\n    [Parameter(Mandatory = $true)] [string] $SqlInstance",
+         # error and asks before every step of an outage and every destructive step. Manual steps are\n\
+         # comments only. It runs on Windows PowerShell 2.0 and later, and checks elevation itself.\n\
+         [CmdletBinding()]\nparam(\n    # The SQL Server instance, as sqlcmd -S takes it.\n    [Parameter(Mandatory = $true)] [string] $SqlInstance",
     );
     if uses_staging(plan) {
         out.push_str(",\n    # A folder on another volume with room for every volume rebuilt below.\n    [Parameter(Mandatory = $true)] [string] $StagingPath");
     }
     out.push_str(
-        "\n)\nSet-StrictMode -Version Latest\n$ErrorActionPreference = 'Stop'\n\n\
-         function Invoke-PlanSql([string] $Query) {\n    Invoke-Sqlcmd -ServerInstance $SqlInstance -Query $Query -QueryTimeout 0 -ErrorAction Stop\n}\n\n\
-         function Confirm-Destructive([string] $What) {\n    $answer = Read-Host \"$What - type YES to go on\"\n    if ($answer -cne 'YES') { throw \"Stopped before: $What\" }\n}\n",
+        "\n)\nSet-StrictMode -Version Latest\n$ErrorActionPreference = 'Stop'\n\
+         $principal = New-Object System.Security.Principal.WindowsPrincipal([System.Security.Principal.WindowsIdentity]::GetCurrent())\n\
+         if (-not $principal.IsInRole([System.Security.Principal.WindowsBuiltInRole]::Administrator)) { throw 'Run this script elevated (as Administrator).' }\n\n",
+    );
+    out.push_str(ps_sql_function(plan.old_windows));
+    out.push_str(
+        "\nfunction Confirm-Step([string] $What) {\n    $answer = Read-Host \"$What - type YES to go on\"\n    if ($answer -cne 'YES') { throw \"Stopped before: $What\" }\n}\n",
     );
     steps(
         &mut out,
@@ -334,7 +374,7 @@ fn ps1(plan: &Plan, version: &str) -> String {
         &Shell {
             comment: "# ",
             native: Lang::PowerShell,
-            confirm: &|what| format!("Confirm-Destructive {}", ps_string(what)),
+            confirm: &|what| format!("Confirm-Step {}", ps_string(what)),
             tsql: &|sql| format!("Invoke-PlanSql -Query {}", ps_string(sql)),
         },
     );
@@ -347,7 +387,8 @@ fn sh(plan: &Plan, version: &str) -> String {
         .unwrap();
     out.push_str(
         "# Review every step before running this script as root on that host. It stops at the first\n\
-         # error and asks before every destructive step. Manual steps are comments only.\n\
+         # error and asks before every step of an outage and every destructive step. Manual steps\n\
+         # are comments only. sqlcmd runs with -x: $(...) in a name is not a scripting variable.\n\
          # Names from the server are single-quoted so that nothing in them ($(...), `...`) expands:\n\
          # shellcheck disable=SC2016\n\
          set -eu\n\
@@ -358,8 +399,8 @@ fn sh(plan: &Plan, version: &str) -> String {
     }
     out.push_str(
         "SQLCMD=${SQLCMD:-sqlcmd}\n\n\
-         plan_sql() {\n    \"$SQLCMD\" -S \"$SQL_SERVER\" -b -Q \"$1\"\n}\n\n\
-         confirm_destructive() {\n    printf '%s - type YES to go on: ' \"$1\"\n    read -r answer\n    [ \"$answer\" = YES ] || { echo \"stopped before: $1\" >&2; exit 1; }\n}\n",
+         plan_sql() {\n    \"$SQLCMD\" -S \"$SQL_SERVER\" -b -x -Q \"$1\"\n}\n\n\
+         confirm_step() {\n    printf '%s - type YES to go on: ' \"$1\"\n    read -r answer\n    [ \"$answer\" = YES ] || { printf 'stopped before: %s\\n' \"$1\" >&2; exit 1; }\n}\n",
     );
     steps(
         &mut out,
@@ -367,23 +408,46 @@ fn sh(plan: &Plan, version: &str) -> String {
         &Shell {
             comment: "# ",
             native: Lang::Shell,
-            confirm: &|what| format!("confirm_destructive {}", sh_word(what)),
+            confirm: &|what| format!("confirm_step {}", sh_word(what)),
             tsql: &|sql| format!("plan_sql {}", sh_word(sql)),
         },
     );
     out
 }
 
+/// The first step the T-SQL plan cannot run: the first step of the first unit (see
+/// [`Step::unit`]) with a command in another language, or with `$(` in its T-SQL (which sqlcmd,
+/// reading a file, would take for a scripting variable). Whatever comes before it runs alone;
+/// nothing from it on does, so the T-SQL plan never starts an outage it cannot finish.
+fn sql_stop(plan: &Plan) -> Option<usize> {
+    let cannot = |s: &Step| s.commands.iter().any(|c| c.lang != Lang::Tsql || c.text.contains("$("));
+    let unit = plan.steps.iter().find(|s| cannot(s))?.unit;
+    plan.steps.iter().position(|s| s.unit == unit)
+}
+
 fn sql(plan: &Plan, version: &str) -> String {
     let mut out = String::new();
     writeln!(out, "-- spindle {version}: change plan for {}: {}.", line(&plan.host), summary(plan)).unwrap();
+    let other = if plan.os == "linux" { "sh" } else { "ps1" };
     out.push_str(
-        "-- The T-SQL steps, for sqlcmd -b (it stops at the first error). Steps in PowerShell or shell\n\
-         -- (copies, partitions, formats) are comments here: run the ps1 or sh plan for them, in order.\n",
+        "-- The T-SQL steps, for sqlcmd -b. It runs the steps up to the first one that needs PowerShell or\n\
+         -- shell (a copy, a partition, a format, a service restart), with everything of its outage, and\n\
+         -- stops there with an error: run the rest from the ",
     );
+    writeln!(
+        out,
+        "{other} plan (spindle plan --format {other}).\n\
+         -- A dollar sign before an opening parenthesis is written $\\x28 in comments: sqlcmd would\n\
+         -- take it for a scripting variable even there.\n\
+         :on error exit"
+    )
+    .unwrap();
+    let stop = sql_stop(plan);
+    let run: Vec<Step> = plan.steps.iter().take(stop.unwrap_or(plan.steps.len())).cloned().collect();
+    let head = Plan { steps: run, ..plan.clone() };
     steps(
         &mut out,
-        plan,
+        &head,
         &Shell {
             comment: "-- ",
             native: Lang::Tsql,
@@ -391,5 +455,25 @@ fn sql(plan: &Plan, version: &str) -> String {
             tsql: &|sql| format!("{}\nGO", sql.trim_end_matches('\n')),
         },
     );
-    out
+    if let Some(stop) = stop {
+        let n = stop + 1;
+        writeln!(
+            out,
+            "\n-- Steps {n} to {} need the {other} plan: this script stops here.\n\
+             RAISERROR (N'Stopped before step {n}: it needs PowerShell or shell, or a name sqlcmd would read as a variable. Run steps {n} and after from the {other} plan (spindle plan --format {other}).', 16, 1);\nGO",
+            plan.steps.len()
+        )
+        .unwrap();
+        // The rest, for the reader: every line a comment.
+        let mut rest = String::new();
+        for (i, s) in plan.steps.iter().enumerate().skip(stop) {
+            step_header(&mut rest, "-- ", i + 1, s);
+            for c in &s.commands {
+                writeln!(rest, "-- ({}, not run here):", c.lang.name()).unwrap();
+                comment(&mut rest, "--   ", &c.text);
+            }
+        }
+        out.push_str(&rest);
+    }
+    out.replace("$(", "$\\x28")
 }

@@ -75,7 +75,11 @@ fn check(cx: &mut Ctx<'_, PartitionOffsetAlignmentParams>) {
         }
         let mut message = if remainder == offset {
             let legacy = if offset == 63 * 512 {
-                ", at sector 63 as Windows Server 2003 and older placed it"
+                if view.host.os_family == Some(spindle_core::facts::OsFamily::Linux) {
+                    ", at sector 63, the old MS-DOS partitioning default"
+                } else {
+                    ", at sector 63 as Windows Server 2003 and older placed it"
+                }
             } else {
                 ""
             };

@@ -2,7 +2,7 @@
 //! that is a multiple of what it must be aligned to, then give its volume back its letter or
 //! folder and its 64 KiB clusters.
 
-use spindle_core::facts::{OsFamily, Partition};
+use spindle_core::facts::{OsFamily, Partition, RaidKind};
 use spindle_core::units;
 use spindle_core::view::{HostView, Located};
 
@@ -36,6 +36,20 @@ pub(super) fn recreate_partition(
         || volume.is_some_and(|v| is_linux(view, v))
         || p.disk_id.starts_with("/dev/");
     let vol_name = volume.map_or_else(|| format!("partition {}", p.id), |v| v.display_name().to_string());
+    // The running system's volume cannot be emptied in place: it is realigned at reinstall.
+    if let Some(v) = volume.filter(|v| crate::plan::is_os_volume(view, v)) {
+        return format!(
+            "{} holds the running operating system: it cannot be emptied and recreated in place. \
+             Realign it (partition start at {}, a multiple of {why}) when the server is reinstalled or \
+             migrated: Windows Setup since Windows Server 2008 and current Linux installers start \
+             partitions at 1 MiB. Until then, keep database files off it.",
+            v.display_name(),
+            units::binary(start)
+        );
+    }
+    if let Some(md) = md_array_of(view, p) {
+        return md_member(p, md, start, why);
+    }
     if linux {
         let disk = sh_word(&dev_path(&p.disk_id));
         let number = p.number.map_or_else(|| "<partition number>".to_string(), |n| n.to_string());
@@ -100,6 +114,49 @@ pub(super) fn recreate_partition(
          not with diskpart (it rounds to KiB): `Get-Partition {ps_disk} -PartitionNumber {part} | Select-Object Offset`."
     ));
     fix
+}
+
+/// The md RAID set `p` is a member of.
+fn md_array_of<'v>(view: &'v HostView, p: &Partition) -> Option<&'v Located<spindle_core::facts::RaidSet>> {
+    view.raid_sets.iter().flatten().find(|r| {
+        r.kind == Some(RaidKind::Md)
+            && r.member_ids.iter().flatten().any(|m| m == &p.id || dev_path(m) == dev_path(&p.id))
+    })
+}
+
+/// An md member is never formatted (the filesystem is on the array): it is failed out,
+/// recreated aligned, added back and resynced, one member at a time. A RAID 0 array has no
+/// redundancy to resync from, so it is rebuilt whole.
+fn md_member(p: &Partition, md: &spindle_core::facts::RaidSet, start: u64, why: &str) -> String {
+    let array = sh_word(&dev_path(&md.id));
+    let member = sh_word(&dev_path(&p.id));
+    let disk = sh_word(&dev_path(&p.disk_id));
+    let number = p.number.map_or_else(|| "<partition number>".to_string(), |n| n.to_string());
+    let level = md.level.as_deref().unwrap_or("");
+    if level.eq_ignore_ascii_case("raid0") || level.eq_ignore_ascii_case("linear") {
+        return format!(
+            "{member} is a member of {array}, a {level} array with no redundancy: no member can be \
+             taken out. Back up what is on {array}, recreate every member partition at {} (a \
+             multiple of {why}), recreate the array (`mdadm --create`), make its filesystem on \
+             {array} and restore. Never format a member: the filesystem is on the array.",
+            units::binary(start)
+        );
+    }
+    format!(
+        "{member} is a member of md RAID set {array}: fail it out, recreate it at {} (a multiple of \
+         {why}), add it back and let the array resync, one member at a time: `mdadm {array} --fail \
+         {member} --remove {member}`, `parted {disk} rm {number}`, `parted -a none {disk} mkpart \
+         primary {}MiB 100%`, `parted {disk} set {number} raid on`, `mdadm {array} --add {member}`, \
+         then `mdadm --wait {array}` (progress in `/proc/mdstat`) before the next member. Never \
+         format a member: the filesystem is on {array}. The new partition starts later and is \
+         smaller: check it still holds the array's Used Dev Size (`mdadm --detail {array}`), or \
+         shrink the array first (`mdadm --grow {array} --size`). The array runs degraded until the \
+         resync ends: do it with a verified backup, in a quiet period. Check the start in 512-byte \
+         sectors with `cat /sys/class/block/{}/start`.",
+        units::binary(start),
+        start >> 20,
+        sh_word(p.id.trim_start_matches("/dev/")),
+    )
 }
 
 #[cfg(test)]

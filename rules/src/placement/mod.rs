@@ -6,7 +6,7 @@ mod no_database_files_on_system_volume;
 mod single_log_file;
 mod tempdb_data_files;
 mod tempdb_own_volume;
-mod tempdb_tsql;
+pub(crate) mod tempdb_tsql;
 
 pub use data_log_separate_volumes::DATA_LOG_SEPARATE_VOLUMES;
 pub use no_database_files_on_system_volume::NO_DATABASE_FILES_ON_SYSTEM_VOLUME;

@@ -23,7 +23,7 @@ fn filegrowth(g: Growth) -> String {
 }
 
 /// Add files up to `target`, or empty and remove the last ones down to it.
-pub(super) fn count(database: &str, data: &[&Located<DbFile>], target: u32) -> String {
+pub(crate) fn count(database: &str, data: &[&Located<DbFile>], target: u32) -> String {
     let db = tsql_name(database);
     let n = data.len();
     let target = target as usize;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use spindle_core::facts::{DatabaseRole, DbFile, FileType, Volume};
+use spindle_core::facts::{DatabaseRole, DbFile, FileType, Growth, Volume};
 use spindle_core::plan::{Command, Phase, Step};
 use spindle_core::view::{DatabaseView, HostView, Located};
 
@@ -13,6 +13,7 @@ use super::subject::{self, Subject};
 use crate::commands::{
     file_folder, file_leaf, fstab_path, linux_mount, move_file, ps_string, sh_word, tsql_name,
 };
+use spindle_core::quote::checked_path;
 use spindle_core::units::plural;
 
 /// The code blocks of a fix in one language (` ```sql `), as the fix writes them.
@@ -44,6 +45,11 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
             continue;
         }
         let Subject::Database(dv) = subject::of(b.view, &f.entity.key) else { continue };
+        let adds = blocks.iter().map(|bl| bl.matches(" ADD FILE ").count()).sum::<usize>();
+        if f.code == "PLC005" && adds > 0 {
+            tempdb_adds(b, i, dv, adds);
+            continue;
+        }
         let (title, why) = match f.code.as_str() {
             "PLC005" => (
                 "Even out tempdb's data files".to_string(),
@@ -60,7 +66,11 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
         };
         let mut step = Step::new(Phase::Online, title, why);
         step.commands = blocks.into_iter().map(Command::tsql).collect();
-        step.preconditions.push("A log backup just taken (full recovery model), and a quiet period.".into());
+        step.preconditions.push(if f.code == "PLC005" {
+            "A quiet period. No backup: tempdb is recreated at every restart.".into()
+        } else {
+            "A log backup just taken (full recovery model), and a quiet period.".into()
+        });
         step.rollback_note =
             Some("Add back or remove files with the same statements: nothing in them deletes data.".into());
         let names = file_names(dv);
@@ -219,7 +229,7 @@ fn target<'v>(
     let is_log = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type == FileType::Log;
     let is_data = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type != FileType::Log;
     for v in view.volumes.iter().flatten() {
-        if from.is_some_and(|f| f.id == v.id) || v.os_volume == Some(true) || v.mount_points.is_empty() {
+        if from.is_some_and(|f| f.id == v.id) || super::is_os_volume(view, v) || v.mount_points.is_empty() {
             continue;
         }
         // Spindles to stay off: a volume whose disks are not known cannot be shown to.
@@ -332,13 +342,15 @@ fn move_step(b: &mut Builder<'_>, dv: &DatabaseView, targets: &[Target<'_>]) {
         let mut mv = String::new();
         for t in targets {
             let Some(old) = &t.1.physical_name else { continue };
+            let (old, new) = (checked_path(old), dest(t));
+            let new = checked_path(&new);
             if b.linux {
-                mv.push_str(&format!("mv {} {}\n", sh_word(old), sh_word(&dest(t))));
+                mv.push_str(&format!("mv {} {}\n", sh_word(old), sh_word(new)));
             } else {
                 mv.push_str(&format!(
                     "Move-Item -LiteralPath {} -Destination {}\n",
                     ps_string(old),
-                    ps_string(&dest(t))
+                    ps_string(new)
                 ));
             }
         }
@@ -373,4 +385,88 @@ fn file_names(dv: &DatabaseView) -> Vec<&str> {
         out.extend(f.physical_name.as_deref());
     }
     out
+}
+
+/// PLC005's added tempdb files, where the plan puts tempdb and with the growth the plan gives
+/// its files: on the volume tempdb moves to when it moves (in words, once that volume exists,
+/// when no volume of the host is fit for it), else beside its first data file.
+fn tempdb_adds(b: &mut Builder<'_>, i: usize, dv: &DatabaseView, adds: usize) {
+    let data: Vec<&Located<DbFile>> =
+        dv.files.iter().flatten().filter(|f| f.file_type == FileType::Rows).collect();
+    let Some(first) = data.first() else { return };
+    let moves = ["PLC001", "PLC002", "PLC004", "MED001", "STR003"];
+    let moving = b.open(&moves).iter().any(
+        |(_, f)| matches!(subject::of(b.view, &f.entity.key), Subject::File(d, _) if std::ptr::eq(d, dv)),
+    );
+    let from = b.view.volume_of_file(first).ok().map(|v| &v.item);
+    let target = if moving { target(b.view, Role::Tempdb, from, None) } else { None };
+    let folder = match (&target, moving) {
+        (Some((_, folder)), _) => Some(folder.clone()),
+        (None, true) => None,
+        (None, false) => file_folder(first).map(str::to_string),
+    };
+    let sep = if first.physical_name.as_deref().is_some_and(|p| p.starts_with('/')) { '/' } else { '\\' };
+    let folder_text = folder.clone().unwrap_or_else(|| "<folder on the new tempdb volume>".to_string());
+    let folder_text =
+        if folder_text.ends_with(['/', '\\']) { folder_text } else { format!("{folder_text}{sep}") };
+    // The growth the plan's growth step gives the first data file, else the file's own.
+    let growth = b
+        .planned_growth_mib(&dv.db.name, &first.logical_name)
+        .map(|mib| Growth::IncrementBytes(mib << 20))
+        .or(first.growth);
+    let mut model: Located<DbFile> = (*first).clone();
+    model.item.physical_name = Some(format!("{folder_text}{}", file_leaf(first, &first.logical_name)));
+    model.item.growth = growth;
+    let mut files: Vec<&Located<DbFile>> = vec![&model];
+    files.extend(data.iter().skip(1).copied());
+    let fix = crate::placement::tempdb_tsql::count(&dv.db.name, &files, (data.len() + adds) as u32);
+    let sql = fenced(&fix, "sql");
+    let added: Vec<String> = sql
+        .iter()
+        .flat_map(|bl| bl.lines())
+        .filter_map(|l| l.split("NAME = ").nth(1).and_then(|n| n.split(',').next()).map(str::to_string))
+        .collect();
+    let where_ = match (&target, moving) {
+        (Some((v, _)), _) => v.display_name().to_string(),
+        (None, true) => "the new tempdb volume".to_string(),
+        (None, false) => from.map_or_else(|| folder_text.clone(), |v| v.display_name().to_string()),
+    };
+    let mut step = Step::new(
+        Phase::Online,
+        format!("Add {} to tempdb on {where_}", plural(adds, "data file")),
+        "tempdb allocates from its data files in proportion to their free space: as many files as the \
+         rule expects, all the same size and growth, spread allocation contention evenly. Added files \
+         are used at once. They go where this plan puts tempdb, with the growth it gives tempdb's files.",
+    );
+    step.preconditions.push(format!(
+        "Room on {where_} for {adds} more {} of {} each. No backup: tempdb is recreated at every restart.",
+        if adds == 1 { "file" } else { "files" },
+        first.size_bytes.map_or("the size of the others".to_string(), spindle_core::units::bytes)
+    ));
+    let mut undo = format!("USE {};\n", tsql_name(&dv.db.name));
+    for n in &added {
+        let name = n.trim_start_matches("N'").trim_end_matches('\'');
+        undo.push_str(&format!(
+            "DBCC SHRINKFILE ({n}, EMPTYFILE);\nALTER DATABASE {} REMOVE FILE {};\n",
+            tsql_name(&dv.db.name),
+            tsql_name(name)
+        ));
+    }
+    if target.is_none() && moving {
+        // No volume to put them on yet: the files are added once the manual step has provided it.
+        step.phase = Phase::Manual;
+        step.why.push_str(
+            " tempdb moves off its volume in this plan, and no volume of this host is fit for it yet: \
+             add the files once the tempdb volume is provided (see the manual step for it), in its folder.",
+        );
+        step.instructions = Some(format!("```sql\n{}```", sql.concat()));
+    } else {
+        step.commands = sql.into_iter().map(Command::tsql).collect();
+        step.rollback.push(Command::tsql(undo));
+        step.rollback_note =
+            Some("Empty and remove the added files; nothing in them holds data past a restart.".into());
+    }
+    let mut names = file_names(dv);
+    names.push(&folder_text);
+    b.add(step, &[i], &names);
 }

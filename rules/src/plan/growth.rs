@@ -68,6 +68,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     let indices: Vec<usize> = files.iter().flat_map(|f| f.4.iter().copied()).collect();
     let names: Vec<&str> = files.iter().flat_map(|f| [f.0.as_str(), f.1.as_str()]).collect();
     b.add(step, &indices, &names);
+    b.growth_mib = files.into_iter().map(|(db, logical, mib, _, _)| (db, logical, mib)).collect();
 }
 
 /// The statement that puts a file's growth back as it was.

@@ -18,8 +18,10 @@ mod subject;
 mod tests;
 
 use spindle_core::facts::OsFamily;
+use spindle_core::facts::Volume;
 use spindle_core::finding::Finding;
 use spindle_core::plan::{Addressed, Phase, Plan, Step};
+use spindle_core::quote::{self, Audit};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
@@ -37,10 +39,14 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
         view,
         linux: view.host.os_family == Some(OsFamily::Linux),
         findings: findings.iter().filter(|f| !f.is_waived()).collect(),
+        waived: findings.iter().filter(|f| f.is_waived()).collect(),
         used: vec![],
         steps: vec![],
         unit: 0,
         in_unit: false,
+        unit_refused: vec![],
+        audit: Audit::open(),
+        growth_mib: vec![],
     };
     b.used = vec![false; b.findings.len()];
     growth::steps(&mut b);
@@ -49,13 +55,14 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
     rebuild::steps(&mut b);
     files::moves(&mut b);
     manual::steps(&mut b);
-    let mut steps = b.steps;
+    let mut steps = std::mem::take(&mut b.steps);
     for s in &mut steps {
         refuse_unsafe_commands(s);
     }
     let mut plan = Plan {
         host: view.host_name().to_string(),
         os: if b.linux { "linux" } else { "windows" }.to_string(),
+        old_windows: !b.linux && rebuild::old_windows(view),
         steps,
     };
     plan.order(options.by_gain);
@@ -68,12 +75,22 @@ pub(crate) struct Builder<'v> {
     pub view: &'v HostView,
     pub linux: bool,
     pub findings: Vec<&'v Finding>,
+    /// The waived findings: a step that rebuilds a volume anyway names the waivers it could
+    /// lift at no extra cost.
+    pub waived: Vec<&'v Finding>,
     used: Vec<bool>,
     pub steps: Vec<Step>,
     /// The unit the next step joins (see [`Step::unit`]).
     unit: u32,
     /// Between [`Builder::begin_unit`] and [`Builder::end_unit`]: steps share one unit.
     in_unit: bool,
+    /// Why the open unit's steps may not run as commands: one refused step refuses them all (an
+    /// outage whose offline step is manual must not copy or format anything).
+    unit_refused: Vec<String>,
+    /// Records every name the steps' commands quote that fails [`quote::refusal`].
+    audit: Audit,
+    /// The fixed increments the growth step gives files: database, logical name, MiB.
+    pub growth_mib: Vec<(String, String, u64)>,
 }
 
 impl<'v> Builder<'v> {
@@ -90,9 +107,21 @@ impl<'v> Builder<'v> {
     /// Marks findings as addressed by `step` and adds it. `names` are the names from the
     /// snapshot its commands quote: one that holds a newline or another character a terminal or
     /// an editor acts on or hides makes the step manual (see [`refuse_unsafe_commands`]).
+    ///
+    /// Every name the step's commands quoted since the last step was added went through
+    /// [`quote::refusal`] (see [`Audit`]): one refused makes the step manual, with the reason.
     pub fn add(&mut self, mut step: Step, addressed: &[usize], names: &[&str]) {
-        if !Self::safe(names) {
-            make_manual(&mut step);
+        let mut refused = self.audit.take();
+        refused.extend(names.iter().filter_map(|n| quote::refusal(n)));
+        if self.in_unit {
+            for r in &refused {
+                if !self.unit_refused.contains(r) {
+                    self.unit_refused.push(r.clone());
+                }
+            }
+        }
+        if !refused.is_empty() {
+            make_manual(&mut step, &refused);
         }
         step.unit = self.unit;
         if !self.in_unit {
@@ -119,18 +148,47 @@ impl<'v> Builder<'v> {
     }
 
     pub fn end_unit(&mut self) {
+        let refused = std::mem::take(&mut self.unit_refused);
+        if !refused.is_empty() {
+            let unit = self.unit;
+            for s in self.steps.iter_mut().filter(|s| s.unit == unit) {
+                make_manual(s, &refused);
+            }
+        }
         self.in_unit = false;
         self.unit += 1;
     }
 
-    /// Whether commands may quote these names: none holds a newline or another character a
-    /// terminal or an editor acts on or hides.
+    /// Whether commands may quote these names: none fails [`quote::refusal`].
     pub fn safe(names: &[&str]) -> bool {
-        !names.iter().any(|n| n.chars().any(untrusted::is_unsafe))
+        names.iter().all(|n| quote::refusal(n).is_none())
+    }
+
+    /// The increment the plan's growth step gives this file, in MiB.
+    pub fn planned_growth_mib(&self, db: &str, logical: &str) -> Option<u64> {
+        self.growth_mib.iter().find(|g| g.0 == db && g.1 == logical).map(|g| g.2)
     }
 
     pub fn is_used(&self, i: usize) -> bool {
         self.used[i]
+    }
+}
+
+/// Whether `v` holds the running operating system. Unknown counts as yes for a volume that
+/// looks like it (`C:\`, `/`, or one holding files under `\Windows\`): a plan that guesses wrong
+/// here would copy off and delete the system.
+pub(crate) fn is_os_volume(view: &HostView, v: &Volume) -> bool {
+    match v.os_volume {
+        Some(known) => known,
+        None => {
+            v.mount_points
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case("C:\\") || m.eq_ignore_ascii_case("C:") || m == "/")
+                || view.files().any(|(_, f)| {
+                    f.physical_name.as_deref().is_some_and(|p| p.to_ascii_lowercase().contains("\\windows\\"))
+                        && view.volume_of_file(f).is_ok_and(|fv| fv.id == v.id)
+                })
+        }
     }
 }
 
@@ -145,18 +203,19 @@ pub(crate) fn addressed_of(f: &Finding) -> Addressed {
 fn refuse_unsafe_commands(step: &mut Step) {
     let unsafe_text = |t: &str| t.chars().any(|c| c != '\n' && untrusted::is_unsafe(c));
     if step.commands.iter().chain(&step.rollback).any(|c| unsafe_text(&c.text)) {
-        make_manual(step);
+        make_manual(step, &["a name it uses holds a control, invisible or bidirectional character".into()]);
     }
 }
 
-fn make_manual(step: &mut Step) {
+/// Turns `step` into words only, saying why (`reasons`, from [`quote::refusal`]).
+fn make_manual(step: &mut Step, reasons: &[String]) {
     if step.phase != Phase::Manual || !step.commands.is_empty() {
         step.commands.clear();
         step.rollback.clear();
         step.phase = Phase::Manual;
-        step.why.push_str(
-            " A name this step would use holds a control, invisible or bidirectional character, so \
-             spindle wrote no commands for it: rename the object or write them by hand.",
-        );
+        step.why.push_str(&format!(
+            " spindle wrote no commands for it: {}. Rename the object, or write the commands by hand.",
+            reasons.join("; ")
+        ));
     }
 }

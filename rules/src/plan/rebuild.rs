@@ -6,6 +6,7 @@
 
 use spindle_core::facts::{DatabaseRole, Partition, VirtualDisk, Volume};
 use spindle_core::plan::{Command, Phase, Step};
+use spindle_core::quote::{self, checked_path, ps_native_path};
 use spindle_core::units;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
@@ -73,7 +74,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     }
     // The operating system's volume cannot be emptied while the system runs from it.
     let (os, rebuilds): (Vec<_>, Vec<_>) =
-        rebuilds.into_iter().partition(|r| r.volume.os_volume == Some(true));
+        rebuilds.into_iter().partition(|r| super::is_os_volume(view, r.volume));
     for r in os {
         let mut step = Step::new(
             Phase::Manual,
@@ -231,7 +232,12 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
         let mut rebuild = Step::new(
             Phase::Offline,
             rebuild_title(r),
-            format!("{} This deletes everything on {}.", what_changes(r), r.volume.display_name()),
+            format!(
+                "{} This deletes everything on {}.{}",
+                what_changes(r),
+                r.volume.display_name(),
+                waived_alignment(b, r)
+            ),
         );
         rebuild.destructive = true;
         rebuild.commands = rebuild_commands(view, linux, r);
@@ -244,9 +250,6 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
             "The staging copy of {} is complete (the step before succeeded).",
             r.volume.display_name()
         ));
-        if !linux && old_windows(view) {
-            rebuild.instructions = Some(diskpart(r));
-        }
         b.add(rebuild, &r.findings, &all_names);
 
         let mut back = Step::new(
@@ -255,7 +258,7 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
             "The files return to the same paths, so SQL Server finds them where it left them.",
         );
         back.commands.push(copy_cmd(linux, &mount, &slot, false));
-        back.commands.push(verify_cmd(linux, r));
+        back.commands.push(verify_cmd(view, linux, r));
         back.rollback_note = Some("Copy again from the staging folder.".into());
         b.add(back, &[], &all_names);
     }
@@ -322,7 +325,7 @@ fn mount_of(v: &Volume) -> String {
 
 fn copy_cmd(linux: bool, mount: &str, slot: &str, off: bool) -> Command {
     if linux {
-        let m = sh_word(mount);
+        let m = sh_word(checked_path(mount));
         return Command::sh(if off {
             format!("mkdir -p \"$STAGING/{slot}\"\ncp -a {m}/. \"$STAGING/{slot}/\"")
         } else {
@@ -330,9 +333,9 @@ fn copy_cmd(linux: bool, mount: &str, slot: &str, off: bool) -> Command {
         });
     }
     let (from, to) = if off {
-        (ps_string(mount), format!("(Join-Path $StagingPath '{slot}')"))
+        (ps_native_path(mount), format!("(Join-Path $StagingPath '{slot}')"))
     } else {
-        (format!("(Join-Path $StagingPath '{slot}')"), ps_string(mount))
+        (format!("(Join-Path $StagingPath '{slot}')"), ps_native_path(mount))
     };
     // robocopy's exit codes 0-7 are success; 8 and above mean files were not copied.
     Command::ps(format!(
@@ -399,36 +402,67 @@ fn what_changes(r: &Rebuild<'_>) -> String {
     format!("Changes {}.", parts.join("; "))
 }
 
-/// The same rebuild with diskpart and format, for Windows Server 2008 R2 and older.
-fn diskpart(r: &Rebuild<'_>) -> String {
-    let letter = drive_letter(r.volume);
-    let target = letter.map_or_else(|| "the volume".to_string(), |l| format!("{l}:"));
-    let format = format!("`format {target} /FS:NTFS /A:{}K /Q`", r.cluster_bytes.unwrap_or(65_536) / 1024);
-    match r.partition {
-        Some((p, align)) => {
-            let disk = disk_number(r.disk_number, p).map_or_else(|| "N".to_string(), |n| n.to_string());
-            let assign = letter.map(|l| format!(", `assign letter={l}`")).unwrap_or_default();
-            format!(
-                "This server runs Windows Server 2008 R2 or older, which lacks the Storage cmdlets: in \
-                 diskpart, `select disk {disk}`, `select partition {}`, `delete partition`, `create partition \
-                 primary align={}`{assign}; then {format}.",
-                p.number.unwrap_or(1),
-                aligned_offset(align) / 1024
-            )
-        }
-        None => format!(
-            "This server runs Windows Server 2008 R2 or older, which lacks the Storage cmdlets: {format}."
-        ),
+/// The rebuild with diskpart and format.com, for Windows Server 2008 R2 and older, which lack
+/// the Storage cmdlets (Windows Server 2012 brought them). diskpart reads its commands from a
+/// file and stops at the first error with a non-zero exit code.
+fn diskpart_commands(r: &Rebuild<'_>) -> Vec<Command> {
+    let Some(letter) = drive_letter(r.volume) else {
+        quote::refuse(format!(
+            "{} has no drive letter, and diskpart and format.com of Windows Server 2008 R2 and older \
+             are only written here for a drive",
+            r.volume.display_name()
+        ));
+        return vec![];
+    };
+    let mut s = String::new();
+    if let Some((p, align)) = r.partition {
+        let Some(disk) = disk_number(r.disk_number, p) else {
+            quote::refuse(format!("the disk number of partition {} is not known", p.id));
+            return vec![];
+        };
+        s.push_str(&format!(
+            "$diskpartScript = Join-Path $env:TEMP 'spindle-diskpart.txt'\n\
+             Set-Content -LiteralPath $diskpartScript -Encoding ASCII -Value 'select disk {disk}', \
+             'select partition {}', 'delete partition', 'create partition primary align={}', 'assign letter={letter}'\n\
+             diskpart /s $diskpartScript\n\
+             if ($LASTEXITCODE -ne 0) {{ throw \"diskpart failed with exit code $LASTEXITCODE\" }}\n",
+            p.number.unwrap_or(1),
+            aligned_offset(align) / 1024
+        ));
     }
+    // A label is passed only when format.com cannot misread it; otherwise it is set by hand.
+    let label = r
+        .volume
+        .item
+        .label
+        .as_deref()
+        .filter(|l| {
+            !l.is_empty()
+                && l.len() <= 32
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+        .map(|l| format!(" /V:{l}"))
+        .unwrap_or_default();
+    // format.com asks before it formats: the answer is piped in.
+    s.push_str(&format!(
+        "'Y' | format.com {letter}: /FS:{} /A:{}K /Q{label}\n\
+         if ($LASTEXITCODE -ne 0) {{ throw \"format failed with exit code $LASTEXITCODE\" }}",
+        r.filesystem.as_deref().unwrap_or("NTFS"),
+        r.cluster_bytes.unwrap_or(65_536) / 1024
+    ));
+    vec![Command::ps(s)]
 }
 
-fn old_windows(view: &HostView) -> bool {
+pub(super) fn old_windows(view: &HostView) -> bool {
     view.host.os_version.as_deref().is_some_and(|v| ["2003", "2008", " 2000"].iter().any(|o| v.contains(o)))
 }
 
 fn rebuild_commands(view: &HostView, linux: bool, r: &Rebuild<'_>) -> Vec<Command> {
     let v = r.volume;
     let cluster = r.cluster_bytes.unwrap_or(65_536);
+    if !linux && r.virtual_disk.is_none() && old_windows(view) {
+        return diskpart_commands(r);
+    }
     if linux {
         let mount = linux_mount(v).map(sh_word);
         let mut s = String::new();
@@ -521,7 +555,7 @@ fn rebuild_commands(view: &HostView, linux: bool, r: &Rebuild<'_>) -> Vec<Comman
     vec![Command::ps(format!("{get} | {format}"))]
 }
 
-fn verify_cmd(linux: bool, r: &Rebuild<'_>) -> Command {
+fn verify_cmd(view: &HostView, linux: bool, r: &Rebuild<'_>) -> Command {
     let v = r.volume;
     if linux {
         let mut s = String::new();
@@ -536,6 +570,12 @@ fn verify_cmd(linux: bool, r: &Rebuild<'_>) -> Command {
     }
     let mut s = String::new();
     match drive_letter(v) {
+        Some(l) if old_windows(view) => {
+            s.push_str(&format!(
+                "Get-WmiObject -Class Win32_DiskPartition | Select-Object -Property 'DiskIndex', 'Index', 'StartingOffset'\n\
+                 fsutil fsinfo ntfsinfo {l}:\n"
+            ));
+        }
         Some(l) => {
             s.push_str(&format!("Get-Partition -DriveLetter {l} | Select-Object -Property 'DiskNumber', 'PartitionNumber', 'Offset'\n"));
             s.push_str(&format!("fsutil fsinfo ntfsinfo {l}:\n"));
@@ -552,4 +592,38 @@ fn verify_cmd(linux: bool, r: &Rebuild<'_>) -> Command {
         ));
     }
     Command::ps(s)
+}
+
+/// What a rebuild that leaves the partition where it is says about a waived alignment finding
+/// on that partition: the volume is emptied anyway, so realigning it in the same outage costs
+/// nothing more.
+fn waived_alignment(b: &Builder<'_>, r: &Rebuild<'_>) -> String {
+    if r.partition.is_some() {
+        return String::new();
+    }
+    let parts = b.view.partitions_of_volume(r.volume);
+    let waived: Vec<String> = b
+        .waived
+        .iter()
+        .filter(|f| ["ALN001", "ALN002", "ALN004"].contains(&f.code.as_str()))
+        .filter(|f| parts.iter().any(|p| p.key == f.entity.key))
+        .map(|f| {
+            let w = f.waiver.as_ref();
+            format!(
+                "{} on {} (waived in {}: {})",
+                f.code,
+                f.entity.label,
+                w.map_or("a pack", |w| w.source.as_str()),
+                w.map_or("", |w| w.reason.as_str())
+            )
+        })
+        .collect();
+    if waived.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The volume is emptied and refilled anyway: realigning its partition in the same outage \
+         costs nothing more, so consider lifting the waiver of {} and recreating the partition here.",
+        waived.join("; ")
+    )
 }

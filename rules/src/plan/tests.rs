@@ -70,3 +70,45 @@ fn a_log_volume_on_the_same_spindles_is_no_target() {
     let manual = plan.steps.iter().find(|s| s.phase == Phase::Manual).unwrap();
     assert!(manual.title.starts_with("Provide a transaction log volume for Sales_log"), "{}", manual.title);
 }
+
+/// The same host on Linux, with Sales' log at `log_path` on the volume at /log1 (disk 1) and
+/// HR's log alone on /log2 (disk 2).
+fn linux_host(log_path: &str) -> HostView {
+    let json = format!(
+        r#"{{"schema_version": 1, "host": {{"name": "l", "os_family": "linux"}},
+        "disks": [{{"id": "sdb", "media": "hdd"}}, {{"id": "sdc", "media": "hdd"}}],
+        "partitions": [{{"id": "sdb1", "disk_id": "sdb", "number": 1}}, {{"id": "sdb2", "disk_id": "sdb", "number": 2}},
+                       {{"id": "sdc1", "disk_id": "sdc", "number": 1}}],
+        "volumes": [{{"id": "/dev/sdb1", "mount_points": ["/data"], "backed_by": {{"partitions": ["sdb1"]}}}},
+                    {{"id": "/dev/sdb2", "mount_points": ["/log1"], "backed_by": {{"partitions": ["sdb2"]}}}},
+                    {{"id": "/dev/sdc1", "mount_points": ["/log2"], "backed_by": {{"partitions": ["sdc1"]}}}}],
+        "sql_instances": [{{"name": "MSSQLSERVER", "databases": [
+            {{"name": "Sales", "files": [
+                {{"type": "rows", "logical_name": "Sales", "physical_name": "/data/Sales.mdf", "volume_id": "/dev/sdb1"}},
+                {{"type": "log", "logical_name": "Sales_log", "physical_name": "{log_path}", "volume_id": "/dev/sdb2"}}]}},
+            {{"name": "HR", "files": [
+                {{"type": "rows", "logical_name": "HR", "physical_name": "/data/HR.mdf", "volume_id": "/dev/sdb1"}},
+                {{"type": "log", "logical_name": "HR_log", "physical_name": "/log2/HR_log.ldf", "volume_id": "/dev/sdc1"}}]}}
+        ]}}]}}"#
+    );
+    let doc = spindle_core::load::parse_snapshot("l.json", json).unwrap();
+    HostView::build(vec![doc], Declarations::default())
+}
+
+#[test]
+fn a_path_with_dot_dot_is_moved_by_no_command() {
+    let view = linux_host("/log1/Sales_log.ldf");
+    let plan = build(&view, &[med001(&view)], PlanOptions::default());
+    let step = plan.steps.iter().find(|s| s.title.starts_with("Move Sales_log")).expect("a move step");
+    assert!(
+        step.commands.iter().any(|c| c.text.contains("mv /log1/Sales_log.ldf /log2/Sales_log.ldf")),
+        "{step:#?}"
+    );
+
+    let view = linux_host("/log1/../../etc/shadow");
+    let plan = build(&view, &[med001(&view)], PlanOptions::default());
+    let step = plan.steps.iter().find(|s| s.title.starts_with("Move Sales_log")).expect("a move step");
+    assert_eq!(step.phase, Phase::Manual);
+    assert!(step.commands.is_empty(), "{step:#?}");
+    assert!(step.why.contains("`/log1/../../etc/shadow` has a `..` segment"), "{}", step.why);
+}

@@ -57,7 +57,13 @@ pub fn sqlfluff(sql: &str) -> Option<Result<(), String>> {
     let tool = venv("sqlfluff")?;
     let mut rest = String::with_capacity(sql.len());
     for line in sql.lines() {
-        if line.contains(" REMOVE FILE ") && !line.trim_start().starts_with("--") {
+        // sqlcmd's own commands are not T-SQL; the plan writes only this one.
+        if line.starts_with(':') {
+            if line != ":on error exit" {
+                return Some(Err(format!("a sqlcmd command other than `:on error exit`: {line}")));
+            }
+            rest.push_str("-- (:on error exit)\n");
+        } else if line.contains(" REMOVE FILE ") && !line.trim_start().starts_with("--") {
             if !is_remove_file(line) {
                 return Some(Err(format!("not a well-quoted REMOVE FILE statement: {line}")));
             }
@@ -128,4 +134,68 @@ pub fn powershell(script: &str) -> Option<Result<(), String>> {
     } else {
         Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
     })
+}
+
+/// Reads `bytes` as Windows PowerShell 5.1 reads a script file: UTF-8 after a UTF-8 byte order
+/// mark, else Windows-1252 (the bytes cp1252 leaves undefined as the same code points), with
+/// the typographic quotes PowerShell takes as quote marks (‘ ’ ‚ ‛ and “ ” „) made ASCII for the
+/// grammar. Then the tree-sitter grammar: `Err` with every ERROR or MISSING node, and every
+/// `$(…)` subexpression outside a double-quoted string (a name that escaped its quotes and
+/// became code). `None` when skipped.
+pub fn powershell_as_5_1_reads(bytes: &[u8]) -> Option<Result<(), String>> {
+    let python = venv("python")?;
+    let text: String = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) => String::from_utf8_lossy(rest).into_owned(),
+        None => bytes.iter().map(|&b| cp1252(b)).collect(),
+    };
+    let text: String = text
+        .chars()
+        .map(|c| match c {
+            '\u{2018}'..='\u{201B}' => '\'',
+            '\u{201C}'..='\u{201E}' => '"',
+            c => c,
+        })
+        .collect();
+    let (_dir, path) = temp("plan51.ps1", &text);
+    let script = format!(
+        "{PS_PARSE_TREE}\nfor n in subs_outside_strings(tree.root_node):\n    bad.append(f\"{{n.start_point[0] + 1}}:{{n.start_point[1] + 1}}: subexpression outside a string\")\nprint(\"\\n\".join(sorted(bad)))\nsys.exit(1 if bad else 0)\n"
+    );
+    let out = Command::new(python).args(["-c", &script]).arg(&path).output().unwrap();
+    Some(if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    })
+}
+
+const PS_PARSE_TREE: &str = r#"
+import sys, tree_sitter, tree_sitter_powershell
+parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_powershell.language()))
+tree = parser.parse(open(sys.argv[1], "rb").read())
+bad, stack = [], [tree.root_node]
+while stack:
+    n = stack.pop()
+    if n.is_error or n.is_missing:
+        bad.append(f"{n.start_point[0] + 1}:{n.start_point[1] + 1}: {'ERROR' if n.is_error else 'MISSING ' + n.type}")
+    stack.extend(n.children)
+def subs_outside_strings(root):
+    stack = [(root, False)]
+    while stack:
+        n, in_string = stack.pop()
+        if n.type == "sub_expression" and not in_string:
+            yield n
+        for c in n.children:
+            stack.append((c, in_string or n.type == "expandable_string_literal"))
+"#;
+
+/// Windows-1252 as .NET's `Encoding.Default` decodes it on a Western Windows.
+fn cp1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž', '\u{8f}',
+        '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}', 'ž', 'Ÿ',
+    ];
+    match b {
+        0x80..=0x9f => HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
 }
