@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(hashed(&file_stem("trailing.")), "trailing");
         assert_eq!(hashed(&file_stem("")), "host");
         assert_eq!(hashed(&file_stem("...")), "host");
-        assert_eq!(hashed(&file_stem("sql-é")), "sql-__");
+        assert_eq!(hashed(&file_stem("sql-é")), "sql-_");
         assert_eq!(hashed(&file_stem("CON")), "_con");
         assert_eq!(hashed(&file_stem("com1.example")), "_com1.example");
         assert_eq!(file_stem("console"), "console");
