@@ -12,15 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// A host with no SQL Server facts and one partition at sector 63: one ALN001 error.
-const SECTOR_63: &str = r#"{
-  "schema_version": 1,
-  "host": { "name": "sql01", "os_family": "windows" },
-  "disks": [ { "id": "disk1", "number": 1, "physical_sector_bytes": 512 } ],
-  "partitions": [
-    { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
-  ]
-}
-"#;
+use spindle_test_support::SECTOR_63;
 
 /// The repository's examples.
 fn example(path: &str) -> PathBuf {

@@ -10,15 +10,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
-const SECTOR_63: &str = r#"{
-  "schema_version": 1,
-  "host": { "name": "sql01", "os_family": "windows" },
-  "disks": [ { "id": "disk1", "number": 1, "physical_sector_bytes": 512 } ],
-  "partitions": [
-    { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
-  ]
-}
-"#;
+use spindle_test_support::SECTOR_63;
 
 fn spindle(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spindle"))

@@ -37,3 +37,15 @@ pub fn spindle_command(bin: &str) -> std::process::Command {
         .env("SPINDLE_TODAY", "2026-11-30");
     c
 }
+
+/// The smallest snapshot with an error: one partition at sector 63 (32,256 B), which ALN001
+/// flags. Tests that need a failing run and nothing else share it.
+pub const SECTOR_63: &str = r#"{
+  "schema_version": 1,
+  "host": { "name": "sql01", "os_family": "windows" },
+  "disks": [ { "id": "disk1", "number": 1, "physical_sector_bytes": 512 } ],
+  "partitions": [
+    { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+  ]
+}
+"#;
