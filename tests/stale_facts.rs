@@ -81,6 +81,24 @@ fn the_newer_of_two_snapshots_of_one_host_is_checked_and_both_are_named() {
         "{warning}"
     );
 
+    // The report itself says it too, for a pipeline that keeps the report and not the log.
+    let stale = &report["hosts"][0]["stale_facts"];
+    assert_eq!(stale.as_array().map(Vec::len), Some(1), "{stale:#}");
+    assert!(stale[0]["older"].as_str().unwrap().ends_with(old), "{stale:#}");
+    assert!(stale[0]["newer"].as_str().unwrap().ends_with(new), "{stale:#}");
+    assert_eq!(stale[0]["newer_collected_at"], "2026-12-04T08:00:00+01:00");
+    assert!(stale[0]["sections"].as_array().unwrap().iter().any(|s| s == "partitions"), "{stale:#}");
+    let o = spindle(&["check", d.to_str().unwrap(), "--select", "ALN001", "--format", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
+    let note =
+        notes.iter().find(|n| n["descriptor"]["id"] == "stale-facts").expect("a stale-facts notification");
+    assert_eq!(note["level"], "warning");
+    let text = note["message"]["text"].as_str().unwrap();
+    assert!(text.contains(old) && text.contains(new), "{text}");
+    let descriptors = sarif["runs"][0]["tool"]["driver"]["notifications"].as_array().unwrap();
+    assert_eq!(descriptors[note["descriptor"]["index"].as_u64().unwrap() as usize]["id"], "stale-facts");
+
     // The dates, not the names, decide: collected the other way round, the aligned file is the
     // newer one, and ALN001 passes on it.
     erp_sql1(d, old, "2026-12-04T09:00:00+01:00", Some(1_048_576));
@@ -100,4 +118,5 @@ fn host_and_sql_server_files_of_one_host_merge_without_a_warning() {
     assert!(!err.contains("both describe"), "{err}");
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["hosts"][0]["sources"].as_array().map(Vec::len), Some(2));
+    assert_eq!(report["hosts"][0]["stale_facts"], Value::Array(vec![]));
 }

@@ -83,6 +83,8 @@ struct JsonHost<'a> {
     rules_run: usize,
     /// Why spindle could not judge the host; `null` when it could.
     not_judged: Option<String>,
+    /// Sections two files of the host both carried, and which file was used for them.
+    stale_facts: Vec<JsonStale<'a>>,
     findings: Vec<JsonFinding<'a>>,
     not_evaluated: Vec<JsonNotEvaluated<'a>>,
     not_applicable: Vec<JsonNotApplicable<'a>>,
@@ -90,6 +92,17 @@ struct JsonHost<'a> {
     errors: Vec<JsonError<'a>>,
     /// Why the host's facts could not be collected; `null` when they were.
     collection_error: Option<&'a str>,
+}
+
+#[cfg_attr(test, derive(Serialize))]
+struct JsonStale<'a> {
+    older: &'a str,
+    older_collected_at: Option<&'a str>,
+    newer: &'a str,
+    newer_collected_at: Option<&'a str>,
+    collectors: Vec<&'a str>,
+    sections: Vec<&'a str>,
+    message: String,
 }
 
 #[cfg_attr(test, derive(Serialize))]
@@ -392,6 +405,17 @@ impl JsonHost<'_> {
         e.key("rules_run");
         e.num(self.rules_run);
         e.opt_str_member("not_judged", self.not_judged.as_deref());
+        e.array_member("stale_facts", &self.stale_facts, |e, s| {
+            e.open(b'{');
+            e.str_member("older", s.older);
+            e.opt_str_member("older_collected_at", s.older_collected_at);
+            e.str_member("newer", s.newer);
+            e.opt_str_member("newer_collected_at", s.newer_collected_at);
+            e.array_member("collectors", &s.collectors, |e, c| e.str(c));
+            e.array_member("sections", &s.sections, |e, c| e.str(c));
+            e.str_member("message", &s.message);
+            e.close(b'}');
+        });
         e.array_member("findings", &self.findings, |e, f| f.emit(e));
         e.array_member("not_evaluated", &self.not_evaluated, |e, n| n.emit(e));
         e.array_member("not_applicable", &self.not_applicable, |e, n| n.emit(e));
@@ -552,6 +576,19 @@ impl Render for JsonRender {
                 .collect(),
             rules_run: report.rules_run,
             not_judged: (!report.not_judged.is_empty()).then(|| report.not_judged.join("; ")),
+            stale_facts: view
+                .stale
+                .iter()
+                .map(|s| JsonStale {
+                    older: &s.older,
+                    older_collected_at: s.older_collected_at.as_deref(),
+                    newer: &s.newer,
+                    newer_collected_at: s.newer_collected_at.as_deref(),
+                    collectors: s.collectors.iter().map(String::as_str).collect(),
+                    sections: s.sections.clone(),
+                    message: s.message(&report.host),
+                })
+                .collect(),
             findings: report
                 .findings
                 .iter()
@@ -690,6 +727,7 @@ impl<W: Write> ReportWriter for JsonWriter<W> {
             snapshots: vec![],
             rules_run: 0,
             not_judged: None,
+            stale_facts: vec![],
             findings: vec![],
             not_evaluated: vec![],
             not_applicable: vec![],
@@ -812,6 +850,7 @@ mod tests {
                 snapshots: vec![],
                 rules_run: 0,
                 not_judged: None,
+                stale_facts: vec![],
                 findings: vec![],
                 not_evaluated: vec![],
                 not_applicable: vec![],
@@ -835,6 +874,15 @@ mod tests {
                 ],
                 rules_run: 25,
                 not_judged: Some(tricky.clone()),
+                stale_facts: vec![JsonStale {
+                    older: "a.json",
+                    older_collected_at: None,
+                    newer: &tricky,
+                    newer_collected_at: Some(&tricky),
+                    collectors: vec!["wmi", &tricky],
+                    sections: vec!["disks", "partitions"],
+                    message: tricky.clone(),
+                }],
                 findings: vec![
                     finding(false, true),
                     finding(true, true),

@@ -274,6 +274,9 @@ pub enum Part {
     RuleError,
     /// The host could not be judged at all.
     NotJudged,
+    /// A warning about the host's facts (two files of one collector overlap: the older set
+    /// aside). Kept whatever the notification limit, like [`Part::NotJudged`].
+    Warning,
     /// A snapshot file of the host, with its provenance (SARIF `artifacts`).
     Snapshot,
     /// What a writer puts after every host's other parts (GitHub's findings unchanged since the

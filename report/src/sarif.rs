@@ -50,6 +50,7 @@ const COLLECTION_ERROR: (&str, usize) = ("collection-error", 3);
 const NOT_EVALUATED_OMITTED: (&str, usize) = ("not-evaluated-omitted", 2);
 const NOT_APPLICABLE: (&str, usize) = ("not-applicable", 4);
 const HOST_NOT_JUDGED: (&str, usize) = ("host-not-judged", 5);
+const STALE_FACTS: (&str, usize) = ("stale-facts", 6);
 
 /// What a log does with a finding under a waiver that has not expired. GitHub code scanning
 /// ignores SARIF `suppressions`, so a waived result stays an open alert there at its severity.
@@ -291,21 +292,19 @@ impl Render for SarifRender {
         // Hosts spindle could not judge come first in the log's notifications of the host: they
         // are what a reader must see before trusting that it has no results.
         for why in &report.not_judged {
-            let note = Notification {
-                level: "error",
-                message: OwnedText { text: format!("{host}: spindle could not judge this host: {why}.") },
-                descriptor: DescriptorRef { id: HOST_NOT_JUDGED.0, index: HOST_NOT_JUDGED.1 },
-                associated_rule: None,
-                locations: vec![],
-                properties: Some(NotificationProperties {
-                    host,
-                    entity: None,
-                    missing: None,
-                    reason: Some(why),
-                    field: None,
-                }),
-            };
+            let note = Notification::about_host(
+                "error",
+                format!("{host}: spindle could not judge this host: {why}."),
+                HOST_NOT_JUDGED,
+                host,
+            )
+            .because(why);
             out.part(Part::NotJudged, |buf| serialize_indented(buf, &note, "            "))?;
+        }
+        for stale in &view.stale {
+            let note =
+                Notification::about_host("warning", format!("{}.", stale.message(host)), STALE_FACTS, host);
+            out.part(Part::Warning, |buf| serialize_indented(buf, &note, "            "))?;
         }
         for f in &report.findings {
             let waiver = f.waiver.as_ref();
@@ -442,18 +441,13 @@ impl Render for SarifRender {
         }
         for e in &report.errors {
             let note = Notification {
-                level: "error",
-                message: OwnedText { text: format!("{} failed on {host}: {}", e.code, e.message) },
-                descriptor: DescriptorRef { id: RULE_ERROR.0, index: RULE_ERROR.1 },
                 associated_rule: Some(self.rule_ref(&e.code)),
-                locations: vec![],
-                properties: Some(NotificationProperties {
+                ..Notification::about_host(
+                    "error",
+                    format!("{} failed on {host}: {}", e.code, e.message),
+                    RULE_ERROR,
                     host,
-                    entity: None,
-                    missing: None,
-                    reason: None,
-                    field: None,
-                }),
+                )
             };
             out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
         }
@@ -784,6 +778,38 @@ struct Notification<'a> {
     properties: Option<NotificationProperties<'a>>,
 }
 
+impl<'a> Notification<'a> {
+    /// A notification about a whole host: no rule, no entity, no location.
+    fn about_host(
+        level: &'static str,
+        text: String,
+        (id, index): (&'static str, usize),
+        host: &'a str,
+    ) -> Self {
+        Notification {
+            level,
+            message: OwnedText { text },
+            descriptor: DescriptorRef { id, index },
+            associated_rule: None,
+            locations: vec![],
+            properties: Some(NotificationProperties {
+                host,
+                entity: None,
+                missing: None,
+                reason: None,
+                field: None,
+            }),
+        }
+    }
+
+    fn because(mut self, reason: &'a str) -> Self {
+        if let Some(p) = self.properties.as_mut() {
+            p.reason = Some(reason);
+        }
+        self
+    }
+}
+
 #[derive(Serialize)]
 struct DescriptorRef {
     id: &'static str,
@@ -904,7 +930,7 @@ pub(crate) fn rule_descriptor(r: &RuleInfo) -> io::Result<Vec<u8>> {
 fn notification_descriptors() -> Vec<NotificationDescriptor> {
     // (descriptor, level, short description, full description, help)
     type Row = ((&'static str, usize), &'static str, &'static str, &'static str, &'static str);
-    let table: [Row; 6] = [
+    let table: [Row; 7] = [
         (
             NOT_EVALUATED,
             "note",
@@ -965,6 +991,17 @@ fn notification_descriptors() -> Vec<NotificationDescriptor> {
              incomplete.",
             "Collect the host's facts with the collector the notification names (`spindle collect host`, \
              `spindle collect sql`), then run the check again.",
+        ),
+        (
+            STALE_FACTS,
+            "warning",
+            "Two snapshot files of one host from the same collector overlap: the newer one's facts were used.",
+            "Two files of one host from the same collector (yesterday's and today's `spindle collect \
+             host`, say) both carry a section such as `partitions`. The file with the later \
+             `collected_at` is used for it and the older copy is set aside, so that an old reading \
+             can neither hide today's problem nor be judged twice. The message names both files.",
+            "Keep one snapshot per host and collector in the folder spindle checks (move older ones to \
+             an archive folder, or pass `--exclude` with a glob that matches them).",
         ),
     ];
     table
@@ -1072,7 +1109,7 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
                     self.push_rendered_notification(bytes);
                     self.not_evaluated_kept += 1;
                 }
-                Part::RuleError | Part::NotJudged => self.push_rendered_notification(bytes),
+                Part::RuleError | Part::NotJudged | Part::Warning => self.push_rendered_notification(bytes),
                 Part::Snapshot => {
                     if self.artifacts_kept >= self.limit {
                         self.artifacts_omitted += 1;
