@@ -67,7 +67,7 @@ impl Files {
         // SAFETY: `bytes` are exactly the encoded bytes of one `OsStr`, appended by `push`.
         let name = unsafe { OsStr::from_encoded_bytes_unchecked(bytes) };
         let dir = &self.dirs[dir as usize];
-        if name.is_empty() { dir.clone() } else { dir.join(name) }
+        if name.is_empty() { dir.clone() } else { join_as_given(dir, name) }
     }
 
     fn add_dir(&mut self, dir: PathBuf) -> Result<u32, UserError> {
@@ -229,7 +229,7 @@ fn walk(dir: &Path, root: &Path, exclude: &Exclude, out: &mut Files) -> Result<(
             continue;
         }
         let kind = entry.file_type().map_err(read)?;
-        let path = entry.path();
+        let path = join_as_given(dir, &name);
         if exclude.matches(path.strip_prefix(root).unwrap_or(&path)) {
             continue;
         }
@@ -271,6 +271,29 @@ fn walk(dir: &Path, root: &Path, exclude: &Exclude, out: &mut Files) -> Result<(
         }
     }
     Ok(())
+}
+
+/// `dir` joined with `name`, written as the user wrote `dir`: reports show paths as given, and
+/// on Windows `Path::join` adds a backslash even to `examples/x`, printing `examples/x\a.json`.
+fn join_as_given(dir: &Path, name: &OsStr) -> PathBuf {
+    if !cfg!(windows) {
+        return dir.join(name);
+    }
+    match (dir.to_str(), name.to_str()) {
+        (Some(d), Some(n)) => PathBuf::from(join_styled(d, n)),
+        _ => dir.join(name),
+    }
+}
+
+/// `dir` and `name` joined as on Windows, with the separator `dir` uses last (`examples/x` →
+/// `examples/x/a.json`, `D:\fleet` → `D:\fleet\a.json`), a backslash when it uses none.
+fn join_styled(dir: &str, name: &str) -> String {
+    let sep = dir.rfind(['/', '\\']).map_or('\\', |i| dir.as_bytes()[i] as char);
+    if dir.is_empty() || dir.ends_with(['/', '\\', ':']) {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}{sep}{name}")
+    }
 }
 
 /// The note for a file a directory walk found and does not read as a snapshot.
@@ -545,6 +568,16 @@ pub fn load_group(files: &Files, groups: &Groups, g: usize) -> Result<Vec<Docume
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_paths_are_joined_with_the_separator_the_user_wrote() {
+        assert_eq!(join_styled("examples/x", "a.json"), "examples/x/a.json");
+        assert_eq!(join_styled("examples/x/", "a.json"), "examples/x/a.json");
+        assert_eq!(join_styled(r"D:\fleet", "a.json"), r"D:\fleet\a.json");
+        assert_eq!(join_styled(r"D:\fleet/site-a", "a.json"), "D:\\fleet/site-a/a.json");
+        assert_eq!(join_styled("fleet", "a.json"), r"fleet\a.json");
+        assert_eq!(join_styled("D:", "a.json"), "D:a.json");
+    }
 
     fn snapshot(dir: &Path, name: &str, host: &str) -> PathBuf {
         let p = dir.join(name);

@@ -56,6 +56,7 @@ pub(super) fn collect() -> Result<WmiRows, WindowsError> {
             rows.pool_to_physical_disk = Rows::Failed(why);
         }
     }
+    rows.distrust_empty_storage();
     if !rows.disks.is_ok() {
         rows.win32_disk_drives = query(&cimv2, "Win32_DiskDrive");
         rows.win32_partitions = query(&cimv2, "Win32_DiskPartition");

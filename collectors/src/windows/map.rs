@@ -648,6 +648,8 @@ fn legacy_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
     notes.add("virtual_disks", format!("{why} (Storage Spaces exist from Windows Server 2012)"));
     let drives = rows.win32_disk_drives.rows();
     match &rows.win32_disk_drives {
+        // No disk is not an answer either (see `WmiRows::distrust_empty_storage`).
+        Rows::Ok(d) if d.is_empty() => notes.add("disks", format!("{why}; Win32_DiskDrive listed no disks")),
         Rows::Ok(_) => {
             let mut list: Vec<Disk> = drives
                 .iter()

@@ -120,6 +120,33 @@ pub struct WmiRows {
     pub win32_logical_disk_to_partition: Rows<Win32LogicalDiskToPartition>,
 }
 
+impl WmiRows {
+    /// Sets the storage namespace's answer aside when `MSFT_Disk` listed no disk: a running
+    /// Windows host has at least its system disk, so an empty answer means the namespace is not
+    /// really served (Wine answers every `MSFT_*` class with no rows; a broken Storage provider
+    /// can too). Read as it stands it would say "no disks, no pools" where nothing was seen;
+    /// failed, it sends the collector to the `root\cimv2` disk classes and leaves pools and
+    /// virtual disks not collected, with this reason.
+    pub fn distrust_empty_storage(&mut self) {
+        if !matches!(&self.disks, Rows::Ok(d) if d.is_empty()) {
+            return;
+        }
+        let why = "MSFT_Disk listed no disks, and a running Windows host has at least its system disk: \
+                   the storage namespace is not really served here (Wine, a failed Storage provider)"
+            .to_string();
+        self.disks = Rows::Failed(why.clone());
+        self.partitions = Rows::Failed(why.clone());
+        self.volumes = Rows::Failed(why.clone());
+        self.virtual_disks = Rows::Failed(why.clone());
+        self.storage_pools = Rows::Failed(why.clone());
+        self.physical_disks = Rows::Failed(why.clone());
+        self.partition_to_volume = Rows::Failed(why.clone());
+        self.virtual_disk_to_disk = Rows::Failed(why.clone());
+        self.pool_to_virtual_disk = Rows::Failed(why.clone());
+        self.pool_to_physical_disk = Rows::Failed(why);
+    }
+}
+
 /// `MSFT_Disk`: a disk the operating system sees (not a pooled physical disk).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]

@@ -651,3 +651,41 @@ fn live_collection_elsewhere_says_windows_only() {
     assert!(matches!(collect_live(), Err(WindowsError::NotWindows)));
     assert_eq!(WindowsError::NotWindows.to_string(), "the Windows storage collector runs only on Windows");
 }
+
+/// Wine (and a failed Storage provider) answers every `MSFT_*` class with no rows. Taken at its
+/// word that would be "no disks, no pools": the collector falls back to the cimv2 disk classes
+/// instead, and pools and virtual disks are not collected, with the reason.
+#[test]
+fn an_empty_storage_namespace_is_not_a_host_without_disks() {
+    let mut rows = WmiRows {
+        disks: ok(json!([])),
+        partitions: ok(json!([])),
+        volumes: ok(json!([])),
+        virtual_disks: ok(json!([])),
+        storage_pools: ok(json!([])),
+        ..win2003_rows()
+    };
+    rows.distrust_empty_storage();
+    assert!(rows.disks.error().is_some_and(|e| e.contains("MSFT_Disk listed no disks")));
+    let s = map(&rows);
+    assert_eq!(s.disks.as_ref().map(Vec::len), Some(3), "the cimv2 disks: {s:#?}");
+    assert!(s.partitions.as_ref().is_some_and(|p| p.len() == 3));
+    assert!(s.storage_pools.is_none() && s.virtual_disks.is_none());
+    assert!(note(&s, "storage_pools").unwrap().contains("MSFT_Disk listed no disks"));
+
+    // When the cimv2 classes list no disk either, the disks are not collected: never `[]`.
+    let mut rows = WmiRows { win32_disk_drives: ok(json!([])), win32_partitions: ok(json!([])), ..rows };
+    rows.distrust_empty_storage();
+    let s = map(&rows);
+    assert!(s.disks.is_none(), "{:?}", s.disks);
+    assert!(note(&s, "disks").unwrap().contains("Win32_DiskDrive listed no disks"));
+
+    // A host whose namespace lists its disks keeps its (empty) pools: no Storage Spaces there.
+    let mut rows = WmiRows {
+        disks: ok(json!([{ "UniqueId": "d0", "Number": 0, "BusType": 11, "PartitionStyle": 2 }])),
+        storage_pools: ok(json!([])),
+        ..Default::default()
+    };
+    rows.distrust_empty_storage();
+    assert!(rows.disks.is_ok() && rows.storage_pools.is_ok());
+}
