@@ -36,6 +36,8 @@ pub struct Files {
     /// The files named on the command line, by index in ascending order; every other was found
     /// by walking a directory, and is skipped rather than refused when it is not a snapshot.
     named: Vec<u32>,
+    /// Whether a skip note has been printed: the first one says how to silence them, once.
+    skip_noted: std::sync::atomic::AtomicBool,
 }
 
 impl Files {
@@ -267,7 +269,7 @@ fn walk(dir: &Path, root: &Path, exclude: &Exclude, out: &mut Files) -> Result<(
                 Some(kind) => format!("not a snapshot: looks like a report spindle wrote ({kind})"),
                 None => "not a snapshot (.json) file".to_string(),
             };
-            skipped(&path, &what);
+            out.skipped(&path, &what);
         }
     }
     Ok(())
@@ -296,12 +298,20 @@ fn join_styled(dir: &str, name: &str) -> String {
     }
 }
 
-/// The note for a file a directory walk found and does not read as a snapshot.
-fn skipped(path: &Path, what: &str) {
-    eprintln!(
-        "spindle: skipped {}: {what} (--exclude GLOB leaves such files out without a note)",
-        spindle_core::untrusted::name(&path.display().to_string())
-    );
+impl Files {
+    /// The note for a file a directory walk found and does not read as a snapshot; the first
+    /// note of a run says how to leave such files out, the others do not repeat it.
+    fn skipped(&self, path: &Path, what: &str) {
+        let hint = if self.skip_noted.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            ""
+        } else {
+            " (--exclude GLOB leaves such files out without a note)"
+        };
+        eprintln!(
+            "spindle: skipped {}: {what}{hint}",
+            spindle_core::untrusted::name(&path.display().to_string())
+        );
+    }
 }
 
 /// Reads a snapshot file's text, refusing files too large to be snapshots before reading them,
@@ -437,7 +447,7 @@ fn host_name(files: &Files, i: usize) -> Result<Option<String>, UserError> {
         .or_else(|| is_baseline(&text).then(|| "a baseline spindle wrote (spindle baseline)".to_string()));
     match written {
         Some(what) if files.walked(i) => {
-            skipped(&path, &format!("not a snapshot: {what}"));
+            files.skipped(&path, &format!("not a snapshot: {what}"));
             return Ok(None);
         }
         Some(what) => return Err(not_a_snapshot(&path, &what)),

@@ -162,6 +162,8 @@ fn stray_files_in_a_fleet_folder_are_skipped_with_a_note_and_named_ones_refused(
     let err = stderr(&o);
     let notes_of: Vec<&str> = err.lines().filter(|l| l.starts_with("spindle: skipped ")).collect();
     assert_eq!(notes_of.len(), 4, "one line per file skipped: {err}");
+    // How to silence them is said once, not on every line.
+    assert_eq!(err.matches("--exclude GLOB").count(), 1, "{err}");
     for (name, what) in [
         ("NOTES.txt", "not a snapshot (.json) file"),
         ("sql01.json.bak", "not a snapshot (.json) file"),
