@@ -64,6 +64,9 @@ pub(super) fn collect() -> Result<WmiRows, WindowsError> {
     }
     rows.win32_volumes = query(&cimv2, "Win32_Volume");
     rows.win32_mount_points = query(&cimv2, "Win32_MountPoint");
+    if rows.win32_volumes.rows().is_empty() {
+        rows.win32_logical_disks = query(&cimv2, "Win32_LogicalDisk");
+    }
     Ok(rows)
 }
 
@@ -75,6 +78,37 @@ impl IntoDeserializer<'_, WMIError> for Value {
 
     fn into_deserializer(self) -> Variant {
         self.0
+    }
+}
+
+/// One instance's properties, handed to a row struct with their names matched to its fields
+/// without regard to case, as WMI matches them: Wine names `Win32_LogicalDisk.DeviceID`
+/// `DeviceId`, and a case-sensitive match would lose the drive letter.
+struct Properties(Vec<(String, Value)>);
+
+impl<'de> serde::Deserializer<'de> for Properties {
+    type Error = WMIError;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, WMIError> {
+        visitor.visit_map(MapDeserializer::new(self.0.into_iter()))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, WMIError> {
+        let named = self.0.into_iter().map(|(name, value)| {
+            let field = fields.iter().find(|f| f.eq_ignore_ascii_case(&name));
+            (field.map_or(name, |f| (*f).to_string()), value)
+        });
+        visitor.visit_map(MapDeserializer::new(named))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
     }
 }
 
@@ -100,7 +134,7 @@ fn query<T: DeserializeOwned>(con: &WMIConnection, class: &str) -> Rows<T> {
             Ok(Variant::Object(_) | Variant::Unknown(_)) | Err(_) => None,
             Ok(v) => Some((name, Value(v))),
         });
-        match T::deserialize(MapDeserializer::<_, WMIError>::new(props)) {
+        match T::deserialize(Properties(props.collect())) {
             Ok(row) => out.push(row),
             Err(e) => return Rows::Failed(format!("reading a row: {e}")),
         }

@@ -799,12 +799,50 @@ fn finish_volumes(
             }
         }
     }
-    let Some(mut list) = volumes else {
+    // The drive letters: the last source, for a host whose Win32_Volume lists nothing.
+    if volumes.as_ref().is_none_or(|v| v.is_empty()) {
+        for d in rows.win32_logical_disks.rows() {
+            if d.drive_type != Some(3) {
+                continue;
+            }
+            let Some(letter) = nonempty(&d.device_id).map(|l| l.trim_end_matches('\\').to_ascii_uppercase())
+            else {
+                continue;
+            };
+            let root = format!("{letter}\\");
+            volumes.get_or_insert_with(Vec::new).push(Volume {
+                id: root.clone(),
+                mount_points: vec![root],
+                label: nonempty(&d.volume_name),
+                filesystem: nonempty(&d.file_system),
+                size_bytes: d.size,
+                free_bytes: d.free_space,
+                compressed: d.compressed,
+                backed_by: legacy_links.get(&letter).map(|p| Backing::Partitions(vec![p.clone()])),
+                ..Default::default()
+            });
+        }
+    }
+    let list = volumes.filter(|v| !v.is_empty());
+    let Some(mut list) = list else {
         if let Some(e) = &st.volumes_error {
             notes.add("volumes", e.clone());
         }
-        if let Some(e) = rows.win32_volumes.error() {
-            notes.add("volumes", format!("Win32_Volume: {e}"));
+        match &rows.win32_volumes {
+            Rows::Failed(e) => notes.add("volumes", format!("Win32_Volume: {e}")),
+            // No volume is not an answer: a running Windows host has at least its system volume.
+            Rows::Ok(_) => notes.add(
+                "volumes",
+                format!(
+                    "Win32_Volume{} listed no volumes, and a running Windows host has at least its \
+                     system volume",
+                    if rows.win32_logical_disks.is_ok() { " and Win32_LogicalDisk" } else { "" }
+                ),
+            ),
+            Rows::NotQueried => {}
+        }
+        if let Some(e) = rows.win32_logical_disks.error() {
+            notes.add("volumes", format!("Win32_LogicalDisk: {e}"));
         }
         return None;
     };

@@ -35,6 +35,8 @@
 //! - `Win32_Volume` (learn.microsoft.com previous-versions vdswmi/win32-volume): `DeviceID` the
 //!   volume GUID path; `Name` the drive letter root, a mounted folder or the GUID path;
 //!   `BlockSize` / `Capacity` / `FreeSpace` UInt64 bytes; `Compressed`, `BootVolume` Boolean.
+//! - `Win32_LogicalDisk`: `DeviceID` the drive letter (`C:`); `Size` / `FreeSpace` UInt64 bytes;
+//!   `DriveType` UInt32 (3 local disk); `VolumeName` the label.
 //! - `Win32_MountPoint` (Directory, Volume) and `Win32_LogicalDiskToPartition` (Antecedent,
 //!   Dependent): associations, REF properties as object paths.
 //! - `Win32_ComputerSystem`: `TotalPhysicalMemory` UInt64 bytes; `NumberOfLogicalProcessors`
@@ -118,6 +120,9 @@ pub struct WmiRows {
     pub win32_disk_drives: Rows<Win32DiskDrive>,
     pub win32_partitions: Rows<Win32DiskPartition>,
     pub win32_logical_disk_to_partition: Rows<Win32LogicalDiskToPartition>,
+    /// Only when `Win32_Volume` gave no volume: the drive letters, the last source there is
+    /// (Wine serves this class and not `Win32_Volume`).
+    pub win32_logical_disks: Rows<Win32LogicalDisk>,
 }
 
 impl WmiRows {
@@ -360,6 +365,24 @@ pub struct Win32LogicalDiskToPartition {
     pub dependent: String,
 }
 
+/// `Win32_LogicalDisk`: a drive letter. No cluster size, no volume GUID path.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct Win32LogicalDisk {
+    /// `C:`.
+    #[serde(rename = "DeviceID")]
+    pub device_id: Option<String>,
+    /// 2 removable, 3 local disk, 4 network, 5 CD-ROM, 6 RAM disk.
+    pub drive_type: Option<u32>,
+    pub file_system: Option<String>,
+    pub volume_name: Option<String>,
+    /// Bytes.
+    pub size: Option<u64>,
+    /// Bytes free.
+    pub free_space: Option<u64>,
+    pub compressed: Option<bool>,
+}
+
 /// `Win32_ComputerSystem`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
@@ -424,10 +447,15 @@ fn char16<'de, D: Deserializer<'de>>(d: D) -> Result<Option<char>, D::Error> {
 /// unescaped (`\\` → `\`, `\"` → `"`). The key is searched for right after the class name or a
 /// comma, so an escaped inner path (`ObjectId=\"…\"`) inside the value is not mistaken for it.
 pub fn ref_key(path: &str, key: &str) -> Option<String> {
+    // Key names are matched without regard to case, as WMI does (Wine writes `DeviceId`); ASCII
+    // lowercasing keeps every byte offset.
+    let lower = path.to_ascii_lowercase();
+    let key = key.to_ascii_lowercase();
+    let key = key.as_str();
     let bytes = path.as_bytes();
     let mut from = 0;
     let start = loop {
-        let at = from + path[from..].find(key)?;
+        let at = from + lower[from..].find(key)?;
         let before = at.checked_sub(1).map(|i| bytes[i]);
         let rest = &path[at + key.len()..];
         if matches!(before, Some(b'.') | Some(b',')) && rest.starts_with("=\"") {

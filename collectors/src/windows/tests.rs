@@ -617,6 +617,11 @@ fn object_path_keys() {
     assert_eq!(ref_key(r#"X.Other="1",Name="C:\\Mnt""#, "Name").as_deref(), Some(r"C:\Mnt"));
     assert_eq!(ref_key(r#"X.Name="unterminated"#, "Name"), None);
     assert_eq!(ref_key(r#"X.NotName="1""#, "Name"), None);
+    // Key names match without regard to case, as in WMI: Wine writes `DeviceId`.
+    assert_eq!(
+        ref_key(r#"\\VM\ROOT\CIMV2:Win32_LogicalDisk.DeviceId="C:""#, "DeviceID").as_deref(),
+        Some("C:")
+    );
 }
 
 #[test]
@@ -688,4 +693,40 @@ fn an_empty_storage_namespace_is_not_a_host_without_disks() {
     };
     rows.distrust_empty_storage();
     assert!(rows.disks.is_ok() && rows.storage_pools.is_ok());
+}
+
+#[test]
+fn drive_letters_are_the_volumes_when_win32_volume_lists_none() {
+    // Wine's WMI: the storage namespace answers nothing, Win32_Volume lists no volume, and
+    // Win32_LogicalDisk lists the drive letters (a CD-ROM drive is not a volume to judge).
+    let mut rows = WmiRows {
+        disks: ok(json!([])),
+        win32_volumes: ok(json!([])),
+        win32_logical_disks: ok(json!([
+            { "DeviceID": "C:", "DriveType": 3, "FileSystem": "NTFS", "VolumeName": "System",
+              "Size": 42944151552u64, "FreeSpace": 13083369472u64 },
+            { "DeviceID": "D:", "DriveType": 3, "FileSystem": "NTFS", "Size": 536863989760u64 },
+            { "DeviceID": "F:", "DriveType": 5 },
+        ])),
+        ..win2003_rows()
+    };
+    rows.distrust_empty_storage();
+    let s = map(&rows);
+    let volumes = s.volumes.as_ref().expect("volumes from the drive letters");
+    assert_eq!(volumes.iter().map(|v| v.id.as_str()).collect::<Vec<_>>(), [r"C:\", r"D:\"]);
+    let c = volume(&s, r"C:\");
+    assert_eq!(
+        (c.size_bytes, c.free_bytes, c.label.as_deref()),
+        (Some(42944151552), Some(13083369472), Some("System"))
+    );
+    assert_eq!(c.os_volume, Some(true), "C: is the system drive");
+    assert!(matches!(&c.backed_by, Some(Backing::Partitions(p)) if p == &["Disk #0, Partition #0"]));
+    assert_eq!(c.allocation_unit_bytes, None);
+    assert!(note(&s, "volumes[].allocation_unit_bytes").is_some());
+
+    // Neither class lists a volume: the volumes are not collected, never `[]`.
+    let rows = WmiRows { win32_logical_disks: ok(json!([])), ..rows };
+    let s = map(&rows);
+    assert!(s.volumes.is_none(), "{:?}", s.volumes);
+    assert!(note(&s, "volumes").unwrap().contains("Win32_Volume and Win32_LogicalDisk listed no volumes"));
 }
