@@ -18,7 +18,7 @@ use spindle_core::pack::Selection;
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
 /// matters and how to fix it.
 #[derive(Debug, Parser)]
-#[command(name = "spindle", version, about, max_term_width = 100)]
+#[command(name = "spindle", bin_name = "spindle", version, about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -98,7 +98,7 @@ fn print(text: String) -> Result<u8, UserError> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+        Err(e) if !spindle::output::reader_closed(&e) => {
             Err(UserError::plain(format!("stdout: cannot write: {e}")))
         }
         _ => Ok(0),

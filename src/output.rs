@@ -163,9 +163,16 @@ impl Sink {
     }
 }
 
+/// Whether a write failed because the reader went away (`spindle … | head`): a broken pipe,
+/// or on Windows also ERROR_PIPE_NOT_CONNECTED (233), which std does not count as one and wine
+/// returns for a pipe whose reader has exited.
+pub fn reader_closed(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe || (cfg!(windows) && e.raw_os_error() == Some(233))
+}
+
 fn unless_closed(closed: &mut bool, r: io::Result<()>) -> io::Result<()> {
     match r {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+        Err(e) if reader_closed(&e) => {
             *closed = true;
             Ok(())
         }
@@ -274,7 +281,15 @@ impl Staged {
 
     /// [`Staged::beside`] with a name, for where there is no unnamed file.
     fn named_beside(dest: &Path, dir: &Path) -> io::Result<Staged> {
-        let (file, path) = tempfile::NamedTempFile::new_in(dir)?.into_parts();
+        // tempfile names its random file in the error (`… at path "C:\\out\\.tmpvhfpl5"`, quoted
+        // with doubled backslashes): the caller names the destination, which the user knows.
+        let (file, path) = tempfile::NamedTempFile::new_in(dir)
+            .map_err(|e| {
+                let text = e.to_string();
+                let reason = text.rsplit_once(" at path ").map_or(text.as_str(), |(r, _)| r);
+                io::Error::new(e.kind(), reason.to_string())
+            })?
+            .into_parts();
         let registered = RemoveOnInterrupt::new(&path);
         Ok(Staged { file, dest: dest.to_path_buf(), named: Some((path, registered)) })
     }
