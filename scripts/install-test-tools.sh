@@ -17,7 +17,8 @@
 #   the one, and its smoke test runs the component with the other;
 # - the real parsers `spindle plan`'s scripts are held to (tests/plan.rs): shellcheck (apt),
 #   and, pinned in a venv under target/test-tools/parsers, sqlfluff (T-SQL dialect) and the
-#   tree-sitter PowerShell grammar.
+#   tree-sitter PowerShell grammar;
+# - Wine (wine, wine64), which runs the cross-built spindle.exe in tests/wine.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +34,7 @@ tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkf
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
     blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
-    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils shellcheck:shellcheck)
+    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils shellcheck:shellcheck wine:wine)
 
 missing=()
 for t in "${tools[@]}"; do
@@ -42,6 +43,9 @@ for t in "${tools[@]}"; do
         [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
     fi
 done
+# Wine runs the cross-built spindle.exe (tests/wine.rs); Debian's `wine` is only the launcher,
+# the 64-bit loader is the `wine64` package.
+[[ -x /usr/lib/wine/wine64 ]] || missing+=(wine64)
 # Debian's python3 makes a venv (below) only with python3-venv (its ensurepip).
 python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [[ ${#missing[@]} -gt 0 ]]; then

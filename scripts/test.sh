@@ -25,13 +25,15 @@ cargo clippy -p spindle-plugin-sdk --features contract-0-1 --locked -- -D warnin
 echo "== spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 cargo clippy -p spindle-core --no-default-features --target wasm32-wasip2 --locked -- -D warnings
-echo "== Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary checked"
+echo "== Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary linted"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
 cargo clippy -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
 cargo build -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked
-# The whole binary with Windows integrated authentication (tiberius' winauth): checked, not
-# linked, to keep CI short.
+# The whole binary with Windows integrated authentication (tiberius' winauth), linted.
 cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked -- -D warnings
+echo "== spindle.exe built and started under Wine (tests/wine.rs runs it against the Linux build)"
+bash scripts/build-windows-exe.sh
+export SPINDLE_REQUIRE_WINE=1
 echo "== fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
 for fuzz in core/fuzz collectors/fuzz report/fuzz; do
     cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check

@@ -16,6 +16,7 @@ pub mod renderers;
 pub mod sarif;
 pub mod script_parsers;
 pub mod wide_host;
+pub mod wine;
 
 /// The bundled examples, one directory of examples/ each.
 pub const EXAMPLES: [&str; 5] = [
