@@ -35,12 +35,16 @@ pub use check::run as check;
 pub use errors::UserError;
 pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
-/// What `spindle --version` prints after the name: the version and the plugin contract versions
-/// this spindle runs (`0.1.0 (plugin contracts spindle:plugin@0.1.0, 0.2.0)`).
+/// What `spindle --version` prints after the name: the version, the commit and target it was
+/// built from and for, and the plugin contract versions this spindle runs (`0.1.0 (commit
+/// 0bfc778a1d2e, x86_64-unknown-linux-musl; plugin contracts spindle:plugin@0.1.0, 0.2.0)`).
+/// The commit is known in builds made by `cargo xtask dist` (or with `SPINDLE_COMMIT` set).
 pub fn version_line() -> String {
     format!(
-        "{} (plugin contracts {}@{})",
+        "{} (commit {}, {}; plugin contracts {}@{})",
         env!("CARGO_PKG_VERSION"),
+        option_env!("SPINDLE_COMMIT").filter(|c| !c.is_empty()).unwrap_or("unknown"),
+        env!("SPINDLE_TARGET"),
         spindle_plugin_host::WIT_PACKAGE,
         spindle_plugin_host::WIT_VERSIONS.join(", ")
     )

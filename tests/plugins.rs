@@ -429,13 +429,19 @@ fn clock_and_randomness_are_fixed() {
 }
 
 #[test]
-fn the_version_names_the_plugin_contracts() {
+fn the_version_names_the_commit_the_target_and_the_plugin_contracts() {
     let out = spindle(&["--version"]);
     assert!(out.status.success());
+    let commit = option_env!("SPINDLE_COMMIT").filter(|c| !c.is_empty()).unwrap_or("unknown");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim_end(),
-        format!("spindle {} (plugin contracts spindle:plugin@0.1.0, 0.2.0)", env!("CARGO_PKG_VERSION"))
+        format!(
+            "spindle {} (commit {commit}, {}; plugin contracts spindle:plugin@0.1.0, 0.2.0)",
+            env!("CARGO_PKG_VERSION"),
+            env!("SPINDLE_TARGET")
+        )
     );
+    assert!(env!("SPINDLE_TARGET").starts_with(std::env::consts::ARCH), "the target this test was built for");
 }
 
 #[test]

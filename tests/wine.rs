@@ -71,9 +71,17 @@ fn formats(command: &str) -> Vec<String> {
 #[test]
 fn the_exe_starts_and_prints_what_the_linux_build_prints() {
     let Some(wine) = Wine::find(BIN) else { return };
+    // The version names the target it was built for, the rest is the same.
+    let (linux, windows) = both_in(&wine, repo(), &["--version"]);
+    let windows = String::from_utf8(windows.stdout).unwrap();
+    assert!(windows.contains(", x86_64-pc-windows-gnu; plugin contracts"), "{windows}");
+    let linux_target = format!(", {};", env!("SPINDLE_TARGET"));
+    assert_eq!(
+        windows.replace(", x86_64-pc-windows-gnu;", &linux_target),
+        String::from_utf8(linux.stdout).unwrap()
+    );
     for args in [
-        &["--version"][..],
-        &["--help"],
+        &["--help"][..],
         &["rules"],
         &["rules", "--format", "markdown"],
         &["explain", "ALN001"],
