@@ -18,7 +18,10 @@
 # - the real parsers `spindle plan`'s scripts are held to (tests/plan.rs): shellcheck (apt),
 #   and, pinned in a venv under target/test-tools/parsers, sqlfluff (T-SQL dialect) and the
 #   tree-sitter PowerShell grammar;
-# - Wine (wine, wine64), which runs the cross-built spindle.exe in tests/wine.rs.
+# - Wine (wine, wine64), which runs the cross-built spindle.exe in tests/wine.rs;
+# - for `cargo xtask dist` and tests/dist.rs: musl-gcc (the static Linux build's C parts), `file`
+#   and `readelf` (is it static?), and cargo-cyclonedx, pinned, under target/test-tools/cargo
+#   (the SBOMs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,13 +31,15 @@ WASMTIME_PY_VERSION=50.0.1
 SQLFLUFF_VERSION=4.5.0
 TREE_SITTER_VERSION=0.26.1
 TREE_SITTER_POWERSHELL_VERSION=0.26.4
+CARGO_CYCLONEDX_VERSION=0.5.9
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
     xfs_db:xfsprogs mke2fs:e2fsprogs mkfs.ext4:e2fsprogs dumpe2fs:e2fsprogs parted:parted
     qemu-img:qemu-utils losetup:mount mount:mount umount:mount partx:util-linux findmnt:util-linux
     blockdev:util-linux script:bsdutils x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 npm:npm
-    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils shellcheck:shellcheck wine:wine)
+    cmark-gfm:cmark-gfm chromium:chromium xmllint:libxml2-utils shellcheck:shellcheck wine:wine
+    musl-gcc:musl-tools file:file readelf:binutils)
 
 missing=()
 for t in "${tools[@]}"; do
@@ -109,4 +114,11 @@ if [[ "$installed" != "$wanted" ]]; then
     [[ -x "$parsers/bin/python" ]] || python3 -m venv "$parsers"
     # shellcheck disable=SC2086 # $wanted is three requirements, split on purpose
     "$parsers/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
+fi
+
+# cargo-cyclonedx, which `cargo xtask dist` writes the SBOMs with (about 2 minutes to build).
+cyclonedx="$tools_dir/cargo/bin/cargo-cyclonedx"
+if [[ "$("$cyclonedx" cyclonedx --version 2>/dev/null)" != *" $CARGO_CYCLONEDX_VERSION" ]]; then
+    echo "install-test-tools: installing cargo-cyclonedx $CARGO_CYCLONEDX_VERSION into $tools_dir/cargo"
+    cargo install --quiet --locked --root "$tools_dir/cargo" cargo-cyclonedx --version "$CARGO_CYCLONEDX_VERSION"
 fi

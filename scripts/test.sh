@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check CI runs, in the order a developer wants to hear about failures:
-# formatting, lints, the cross builds (spindle-core for wasm32-wasip2, the Windows collector for
-# x86_64-pc-windows-gnu, the rule plugins), then every test.
+# formatting, lints, the cross builds (spindle-core for wasm32-wasip2, the Windows collector and
+# spindle.exe for x86_64-pc-windows-gnu, the static Linux release packaging, the rule plugins),
+# then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,10 @@ cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked --
 echo "== spindle.exe built and started under Wine (tests/wine.rs runs it against the Linux build)"
 bash scripts/build-windows-exe.sh
 export SPINDLE_REQUIRE_WINE=1
+echo "== the release artifacts, quickly: cargo xtask dist --profile dev for the static Linux build (tests/dist.rs checks them)"
+rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 || rustup target add x86_64-unknown-linux-musl
+PATH="$PWD/target/test-tools/cargo/bin:$PATH" cargo xtask dist --profile dev --target x86_64-unknown-linux-musl
+export SPINDLE_REQUIRE_DIST=1
 echo "== fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
 for fuzz in core/fuzz collectors/fuzz report/fuzz; do
     cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check

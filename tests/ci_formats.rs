@@ -362,39 +362,6 @@ fn doc_blocks(lang: &str) -> Vec<(String, String)> {
     blocks
 }
 
-/// A Python with PyYAML: the parsers' venv (sqlfluff depends on PyYAML), else the system's.
-fn python_with_yaml() -> Option<PathBuf> {
-    let venv = root().join("target/test-tools/parsers/bin/python");
-    for python in [venv, PathBuf::from("python3")] {
-        let ok = Command::new(&python).args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    let why = "no Python with PyYAML: run scripts/install-test-tools.sh";
-    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
-    eprintln!("skipped: {why}");
-    None
-}
-
-/// Each YAML text parsed by PyYAML, as JSON; a block that does not parse fails the test.
-fn parse_yaml(python: &Path, blocks: &[(String, String)]) -> Vec<Value> {
-    let script =
-        "import json, sys, yaml\nprint(json.dumps([yaml.safe_load(t) for t in json.load(sys.stdin)]))";
-    let mut child = Command::new(python)
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let texts: Vec<&str> = blocks.iter().map(|(_, t)| t.as_str()).collect();
-    serde_json::to_writer(child.stdin.take().unwrap(), &texts).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "PyYAML: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// The command a step or job runs: GitHub's `run`, Azure's and GitLab's `script` (a string or
 /// a list of lines).
 fn commands(step: &Value) -> String {
@@ -502,8 +469,8 @@ fn every_ci_recipe_in_the_docs_publishes_the_report_always_and_fails_the_job() {
             }
         }
     }
-    if let Some(python) = python_with_yaml() {
-        for ((where_, _), doc) in yaml.iter().zip(parse_yaml(&python, &yaml)) {
+    if let Some(python) = consumers::python_with_yaml() {
+        for ((where_, _), doc) in yaml.iter().zip(consumers::parse_yaml(&python, &yaml)) {
             faults.extend(recipe_faults(where_, &doc, &mut kinds));
         }
         // Each CI system the docs give a recipe for was found and checked.

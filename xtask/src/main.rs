@@ -3,10 +3,13 @@
 //! - `cargo xtask new-rule CODE name category` scaffolds a builtin rule: its file under
 //!   `rules/src/<category>/`, its registration, and a fixture folder to fill in.
 //! - `cargo xtask docs [--check]` regenerates the README's rule table.
+//! - `cargo xtask dist` makes the release artifacts (see `dist`).
 //!
 //! `--root DIR` works on another checkout than the one the xtask was built from (the tests use a
 //! temporary copy). Usage and validation errors exit 2 and write nothing.
 
+mod archive;
+mod dist;
 mod docs;
 mod new_rule;
 
@@ -21,6 +24,11 @@ commands:
                                (cargo xtask new-rule CAP002 log-free-space capacity)
   docs [--check]               regenerate the README's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
+  dist [--profile dist|dev] [--target TRIPLE]... [--out DIR]
+                               the release artifacts: per target (default: the static Linux
+                               build x86_64-unknown-linux-musl and x86_64-pc-windows-gnu) an
+                               archive and a CycloneDX SBOM, and SHA256SUMS, into DIR (default
+                               target/dist); --profile dev checks the packaging quickly
 
 options:
   --root DIR  the repository to work on (default: the one this xtask was built from)
@@ -51,6 +59,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, Failure> {
+    // `dist` has options of its own; everything before it is the xtask's.
+    if let Some(at) = args.iter().position(|a| a == "dist") {
+        let root = match &args[..at] {
+            [] => default_root(),
+            [flag, dir] if flag == "--root" => PathBuf::from(dir),
+            [flag] if flag.starts_with("--root=") => PathBuf::from(&flag["--root=".len()..]),
+            other => return Err(usage(format!("unexpected `{}` before `dist`", other.join(" ")))),
+        };
+        return dist::run(&root, &dist_options(&args[at + 1..])?);
+    }
     let mut root = None;
     let mut check = false;
     let mut positional = vec![];
@@ -71,7 +89,7 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
             s => positional.push(s),
         }
     }
-    let root = root.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf());
+    let root = root.unwrap_or_else(default_root);
     match positional.as_slice() {
         ["new-rule", ..] if check => Err(usage("`--check` is an option of `docs`, not of `new-rule`")),
         ["new-rule", code, name, category] => new_rule::run(&root, code, name, category),
@@ -83,6 +101,48 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
         [] => Err(usage("no command given")),
         [other, ..] => Err(usage(format!("unknown command `{other}`"))),
     }
+}
+
+/// The repository this xtask was built from.
+fn default_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `dist`'s options; every problem is reported at once.
+fn dist_options(args: &[String]) -> Result<dist::Options, Failure> {
+    let mut options = dist::Options { profile: "dist".into(), targets: vec![], out: None };
+    let mut problems = vec![];
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned());
+        match flag {
+            "--profile" => match value() {
+                Some(v) => options.profile = v,
+                None => problems.push("`--profile` needs a value: dist or dev".to_string()),
+            },
+            "--target" => match value() {
+                Some(v) => options.targets.push(v),
+                None => problems.push("`--target` needs a target triple".to_string()),
+            },
+            "--out" => match value() {
+                Some(v) => options.out = Some(PathBuf::from(v)),
+                None => problems.push("`--out` needs a directory".to_string()),
+            },
+            other => problems.push(format!("unknown argument `{other}` to `dist`")),
+        }
+    }
+    problems.extend(options.problems());
+    if !problems.is_empty() {
+        return Err(Failure(problems));
+    }
+    if options.targets.is_empty() {
+        options.targets = dist::TARGETS.iter().map(|t| t.to_string()).collect();
+    }
+    Ok(options)
 }
 
 fn usage(message: impl Into<String>) -> Failure {

@@ -62,3 +62,36 @@ pub fn xmllint(xmllint: &Path, xml: &[u8]) -> Result<(), String> {
     let out = run_with_input(xmllint, &["--noout", "-"], xml);
     if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
 }
+
+/// A Python with PyYAML: the parsers' venv (sqlfluff depends on PyYAML), else the system's.
+pub fn python_with_yaml() -> Option<PathBuf> {
+    let venv = crate::plugins::repo_root().join("target/test-tools/parsers/bin/python");
+    for python in [venv, PathBuf::from("python3")] {
+        let ok = Command::new(&python).args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    let why = "no Python with PyYAML: run scripts/install-test-tools.sh";
+    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Each YAML text parsed by PyYAML, as JSON; a block that does not parse fails the test.
+pub fn parse_yaml(python: &Path, blocks: &[(String, String)]) -> Vec<serde_json::Value> {
+    let script =
+        "import json, sys, yaml\nprint(json.dumps([yaml.safe_load(t) for t in json.load(sys.stdin)]))";
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let texts: Vec<&str> = blocks.iter().map(|(_, t)| t.as_str()).collect();
+    serde_json::to_writer(child.stdin.take().unwrap(), &texts).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "PyYAML: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
