@@ -4,10 +4,12 @@
 //!   `rules/src/<category>/`, its registration, and a fixture folder to fill in.
 //! - `cargo xtask docs [--check]` regenerates the README's rule table.
 //! - `cargo xtask dist` makes the release artifacts (see `dist`).
+//! - `cargo xtask check-arch` enforces the crate layering (see `arch`).
 //!
 //! `--root DIR` works on another checkout than the one the xtask was built from (the tests use a
 //! temporary copy). Usage and validation errors exit 2 and write nothing.
 
+mod arch;
 mod archive;
 mod dist;
 mod docs;
@@ -24,6 +26,8 @@ commands:
                                (cargo xtask new-rule CAP002 log-free-space capacity)
   docs [--check]               regenerate the README's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
+  check-arch                   fail on a crate edge ARCHITECTURE.md does not draw (upward,
+                               sideways, a command-line crate below the library)
   dist [--profile dist|dev] [--target TRIPLE]... [--out DIR]
                                the release artifacts: per target (default: the static Linux
                                build x86_64-unknown-linux-musl and x86_64-pc-windows-gnu) an
@@ -96,6 +100,7 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
         ["new-rule", ..] => Err(usage(
             "`new-rule` takes three arguments, CODE NAME CATEGORY (`new-rule CAP002 log-free-space capacity`)",
         )),
+        ["check-arch"] => arch::run(&root),
         ["docs"] => docs::run(&root, check),
         ["docs", extra, ..] => Err(usage(format!("unexpected argument `{extra}`: `docs` takes none"))),
         [] => Err(usage("no command given")),
