@@ -6,49 +6,53 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage says when it started, so a CI log tells what each one costs.
+stage() { echo "== $* (at ${SECONDS} s)"; }
+trap 'echo "== done (at ${SECONDS} s)"' EXIT
+
 # spindle-core must stay pure enough to build for WASI 0.2 (the plugin SDK reuses it).
 rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasip2
 
-# The system tools the tests drive (disk-image tools, loop devices, mingw, cmark-gfm, Chromium,
-# the SARIF Multitool),
-# when missing.
+# The tools the tests drive (disk-image tools, loop devices, mingw, musl-gcc, Wine, cmark-gfm,
+# Chromium, the SARIF Multitool, cargo-cyclonedx, ...), when missing.
+stage "test tools (scripts/install-test-tools.sh)"
 bash scripts/install-test-tools.sh
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 cargo fmt --manifest-path examples/plugins/Cargo.toml --all -- --check
-echo "== cargo clippy"
+stage "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --manifest-path examples/plugins/Cargo.toml --all-targets --locked -- -D warnings
 cargo clippy --manifest-path examples/plugins/v0-1/Cargo.toml --all-targets --locked -- -D warnings
 # The SDK's 0.1.0 build (its tests are written against 0.2.0; examples/plugins/v0-1 tests 0.1.0).
 cargo clippy -p spindle-plugin-sdk --features contract-0-1 --locked -- -D warnings
-echo "== spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
+stage "spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 cargo clippy -p spindle-core --no-default-features --target wasm32-wasip2 --locked -- -D warnings
-echo "== Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary linted"
+stage "Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary linted"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
 cargo clippy -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
 cargo build -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked
 # The whole binary with Windows integrated authentication (tiberius' winauth), linted.
 cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked -- -D warnings
-echo "== spindle.exe built and started under Wine (tests/wine.rs runs it against the Linux build)"
+stage "spindle.exe built and started under Wine (tests/wine.rs runs it against the Linux build)"
 bash scripts/build-windows-exe.sh
 export SPINDLE_REQUIRE_WINE=1
-echo "== the release artifacts, quickly: cargo xtask dist --profile dev for the static Linux build (tests/dist.rs checks them)"
+stage "the release artifacts, quickly: cargo xtask dist --profile dev for the static Linux build (tests/dist.rs checks them)"
 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 || rustup target add x86_64-unknown-linux-musl
 PATH="$PWD/target/test-tools/cargo/bin:$PATH" cargo xtask dist --profile dev --target x86_64-unknown-linux-musl
 export SPINDLE_REQUIRE_DIST=1
-echo "== fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
+stage "fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
 for fuzz in core/fuzz collectors/fuzz report/fuzz; do
     cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check
     CARGO_TARGET_DIR=target/fuzz-check cargo clippy --manifest-path "$fuzz/Cargo.toml" --all-targets --locked -- -D warnings
 done
-echo "== rule plugins (the SDK's real path: components the tests load)"
+stage "rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
-echo "== the Python example plugin (componentize-py): its own tests, natively and as a component"
+stage "the Python example plugin (componentize-py): its own tests, natively and as a component"
 bash examples/plugins/python/test.sh
-echo "== tests"
+stage "tests"
 cargo test --manifest-path examples/plugins/Cargo.toml --locked
 cargo test --manifest-path examples/plugins/v0-1/Cargo.toml --locked
 cargo test --workspace --locked
