@@ -147,10 +147,14 @@ fn build(
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
         .unwrap_or_default();
     // Only what reaches the target's code: build scripts keep their own flags. The folders the
-    // sources were in are renamed so that the binary does not depend on where it was built.
+    // sources were in are renamed so that the binary does not depend on where it was built:
+    // the checkout, cargo's registry, and the target folder (code that build scripts generate,
+    // such as Cranelift's, is compiled from there). When several match, rustc applies the last,
+    // so the target folder, often inside the checkout, comes after it.
     let rustflags = [
         format!("--remap-path-prefix={}=/spindle", root.display()),
         format!("--remap-path-prefix={}=/cargo", cargo_home.display()),
+        format!("--remap-path-prefix={}=/target", target_dir.display()),
     ]
     .join("\x1f");
     let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
