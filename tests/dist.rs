@@ -1,5 +1,5 @@
 //! The release artifacts as a user receives them: `cargo xtask dist`'s folder (`SPINDLE_DIST`,
-//! else `<target>/dist`), checked the way a DBA uses it. The checksums verify with
+//! else `<target>/artifacts`), checked the way a DBA uses it. The checksums verify with
 //! `sha256sum -c`; the Linux binary is static (`file` says so, no interpreter, no shared
 //! library) and runs in a folder holding nothing but itself and the example; `--version` names
 //! the version, the commit and the target; each archive holds the README, the licence, the
@@ -20,7 +20,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_spindle");
 /// The dist folder, or `None` after saying why the test skips.
 fn dist() -> Option<PathBuf> {
     let dir = std::env::var_os("SPINDLE_DIST").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(BIN).parent().and_then(Path::parent).expect("<target>/debug/spindle").join("dist")
+        Path::new(BIN).parent().and_then(Path::parent).expect("<target>/debug/spindle").join("artifacts")
     });
     if dir.join("SHA256SUMS").is_file() {
         return Some(dir);
@@ -33,8 +33,15 @@ fn dist() -> Option<PathBuf> {
     None
 }
 
+/// Runs `program` (a path, or a tool found on PATH or in the sbin folders a non-login root shell
+/// may lack: `chroot` is in /usr/sbin).
 fn run(program: &str, args: &[&str], cwd: &Path) -> std::process::Output {
-    Command::new(program).args(args).current_dir(cwd).output().unwrap_or_else(|e| panic!("{program}: {e}"))
+    let path = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        spindle_test_support::disk_tools::tool(program)
+    };
+    Command::new(path).args(args).current_dir(cwd).output().unwrap_or_else(|e| panic!("{program}: {e}"))
 }
 
 fn names(dir: &Path) -> Vec<String> {

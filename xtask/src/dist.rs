@@ -33,7 +33,8 @@ pub struct Options {
     /// A cargo profile: `dist` (the default) or `dev`.
     pub profile: String,
     pub targets: Vec<String>,
-    /// Where the artifacts go (default `<target dir>/dist`); emptied first.
+    /// Where the artifacts go (default `<target dir>/artifacts`: not `dist`, where cargo puts the
+    /// `dist` profile's build scripts); emptied first.
     pub out: Option<PathBuf>,
 }
 
@@ -65,7 +66,7 @@ pub fn run(root: &Path, options: &Options) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::one(format!("git log: the commit time: {e}")))?;
     let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let target_dir = if target_dir.is_absolute() { target_dir } else { root.join(target_dir) };
-    let out = options.out.clone().unwrap_or_else(|| target_dir.join("dist"));
+    let out = options.out.clone().unwrap_or_else(|| target_dir.join("artifacts"));
     if out.exists() {
         fs::remove_dir_all(&out)
             .map_err(|e| Failure::one(format!("{}: cannot empty: {e}", out.display())))?;

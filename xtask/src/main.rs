@@ -32,7 +32,7 @@ commands:
                                the release artifacts: per target (default: the static Linux
                                build x86_64-unknown-linux-musl and x86_64-pc-windows-gnu) an
                                archive and a CycloneDX SBOM, and SHA256SUMS, into DIR (default
-                               target/dist); --profile dev checks the packaging quickly
+                               target/artifacts); --profile dev checks the packaging quickly
 
 options:
   --root DIR  the repository to work on (default: the one this xtask was built from)
