@@ -43,17 +43,7 @@ pub(super) fn collect() -> Result<WmiRows, WindowsError> {
         }
         Err(e) => {
             // Before Windows 8 / Server 2012 the namespace does not exist.
-            let why = format!("cannot open {STORAGE}: {}", describe(&e));
-            rows.disks = Rows::Failed(why.clone());
-            rows.partitions = Rows::Failed(why.clone());
-            rows.volumes = Rows::Failed(why.clone());
-            rows.virtual_disks = Rows::Failed(why.clone());
-            rows.storage_pools = Rows::Failed(why.clone());
-            rows.physical_disks = Rows::Failed(why.clone());
-            rows.partition_to_volume = Rows::Failed(why.clone());
-            rows.virtual_disk_to_disk = Rows::Failed(why.clone());
-            rows.pool_to_virtual_disk = Rows::Failed(why.clone());
-            rows.pool_to_physical_disk = Rows::Failed(why);
+            rows.storage_failed(&format!("cannot open {STORAGE}: {}", describe(&e)));
         }
     }
     rows.distrust_empty_storage();

@@ -136,9 +136,16 @@ impl WmiRows {
         if !matches!(&self.disks, Rows::Ok(d) if d.is_empty()) {
             return;
         }
-        let why = "MSFT_Disk listed no disks, and a running Windows host has at least its system disk: \
-                   the storage namespace is not really served here (Wine, a failed Storage provider)"
-            .to_string();
+        self.storage_failed(
+            "MSFT_Disk listed no disks, and a running Windows host has at least its system disk: the \
+             storage namespace is not really served here (Wine, a failed Storage provider)",
+        );
+    }
+
+    /// Every class of the storage namespace failed, for `why`: the namespace could not be
+    /// opened or is not to be trusted.
+    pub fn storage_failed(&mut self, why: &str) {
+        let why = why.to_string();
         self.disks = Rows::Failed(why.clone());
         self.partitions = Rows::Failed(why.clone());
         self.volumes = Rows::Failed(why.clone());
