@@ -5,7 +5,7 @@
 //! is written: a new edge is a deliberate line here and a sentence in ARCHITECTURE.md.
 
 use std::path::Path;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use serde_json::Value;
 
@@ -52,16 +52,7 @@ const COMMAND_LINE: &[&str] = &["clap", "clap_complete"];
 const NOT_IN_CORE: &[&str] = &["tokio", "wasmtime", "libc", "tiberius", "wmi", "miette"];
 
 pub fn run(root: &Path) -> Result<ExitCode, Failure> {
-    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
-        .current_dir(root)
-        .output()
-        .map_err(|e| Failure::one(format!("cargo metadata: {e}")))?;
-    if !out.status.success() {
-        return Err(Failure::one(format!("cargo metadata: {}", String::from_utf8_lossy(&out.stderr).trim())));
-    }
-    let metadata: Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| Failure::one(format!("cargo metadata: {e}")))?;
+    let metadata = crate::workspace_metadata(root)?;
     let problems = check(&metadata);
     if problems.is_empty() {
         println!("check-arch: {} crates, every edge points down", ALLOWED.len());

@@ -12,8 +12,8 @@
 //! static Linux build, both from Debian), so the artifacts a tag publishes are the ones this
 //! command makes and a test checks.
 //!
-//! Reproducible: paths are remapped (`--remap-path-prefix`) so that the checkout's and cargo's
-//! folders do not end up in the binary; the archives take the commit's time (see `archive`); the
+//! Reproducible: paths are remapped (`--remap-path-prefix`) so that the checkout, cargo's
+//! registry and the target folder do not end up in the binary; the archives take the commit's time (see `archive`); the
 //! SBOM's time is the commit's and its random serial number is left out (CycloneDX makes it
 //! optional; cargo-cyclonedx has no reproducible mode yet).
 
@@ -158,7 +158,7 @@ fn build(
         format!("--remap-path-prefix={}=/target", target_dir.display()),
     ]
     .join("\x1f");
-    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut cargo = crate::cargo();
     cargo
         .args([
             "build",
@@ -268,7 +268,7 @@ fn files(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, Failure> {
 /// serial number, and the checkout's folder renamed.
 fn sbom_for(root: &Path, target: &str, epoch: u64) -> Result<Vec<u8>, Failure> {
     let name = format!("spindle-sbom-{target}");
-    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let status = crate::cargo()
         .args([
             "cyclonedx",
             "--format",
@@ -322,14 +322,7 @@ fn sbom_for(root: &Path, target: &str, epoch: u64) -> Result<Vec<u8>, Failure> {
 
 /// The manifests of the workspace's packages.
 fn members(root: &Path) -> Result<Vec<PathBuf>, Failure> {
-    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
-        .current_dir(root)
-        .output()
-        .map_err(|e| Failure::one(format!("cargo metadata: {e}")))?;
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| Failure::one(format!("cargo metadata: {e}")))?;
-    Ok(meta["packages"]
+    Ok(crate::workspace_metadata(root)?["packages"]
         .as_array()
         .into_iter()
         .flatten()

@@ -16,7 +16,7 @@ mod docs;
 mod new_rule;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cargo xtask [--root DIR] <command>
@@ -106,6 +106,24 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
         [] => Err(usage("no command given")),
         [other, ..] => Err(usage(format!("unknown command `{other}`"))),
     }
+}
+
+/// The cargo that runs this xtask (`CARGO`), for the commands it runs in turn.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// `cargo metadata` of the workspace at `root`, without dependencies.
+pub fn workspace_metadata(root: &Path) -> Result<serde_json::Value, Failure> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| Failure::one(format!("cargo metadata: {e}")))?;
+    if !out.status.success() {
+        return Err(Failure::one(format!("cargo metadata: {}", String::from_utf8_lossy(&out.stderr).trim())));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| Failure::one(format!("cargo metadata: {e}")))
 }
 
 /// The repository this xtask was built from.
