@@ -237,15 +237,19 @@ impl Baseline {
 
     /// Findings of the baseline that a host of the run was checked for, with their rule, and
     /// did not have: fixed.
-    pub fn fixed(&self) -> usize {
-        self.absent().filter(|&i| self.looked[i].load(Ordering::Relaxed)).count()
+    /// Only the findings of hosts `mine` holds count (all, but in a shard).
+    pub fn fixed(&self, mine: impl Fn(&str) -> bool) -> usize {
+        self.absent()
+            .filter(|&i| self.looked[i].load(Ordering::Relaxed) && mine(&self.recorded[i].host))
+            .count()
     }
 
     /// Findings of the baseline not found because this run did not look for them (their host
     /// not in it, their rule not active or not evaluated on it): neither fixed nor still there.
-    pub fn not_checked(&self) -> Vec<BaselineEntry> {
+    /// Only the findings of hosts `mine` holds count (all, but in a shard).
+    pub fn not_checked(&self, mine: impl Fn(&str) -> bool) -> Vec<BaselineEntry> {
         self.absent()
-            .filter(|&i| !self.looked[i].load(Ordering::Relaxed))
+            .filter(|&i| !self.looked[i].load(Ordering::Relaxed) && mine(&self.recorded[i].host))
             .map(|i| {
                 let r = &self.recorded[i];
                 BaselineEntry {
@@ -253,6 +257,7 @@ impl Baseline {
                     entity: r.entity.to_string(),
                     code: r.code.to_string(),
                     fingerprint: format!("{:016x}", r.fingerprint),
+                    index: i,
                 }
             })
             .collect()

@@ -21,18 +21,12 @@ use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{Limits, PluginHost, PluginRule, Pool, default_cache_dir, load_rules};
-use spindle_report::baseline::BaselineWriter;
-use spindle_report::concise::ConciseWriter;
-use spindle_report::html::HtmlWriter;
-use spindle_report::json::JsonWriter;
-use spindle_report::markdown::MarkdownWriter;
-use spindle_report::sarif::SarifWriter;
 use spindle_report::sarif_split::SplitSarifWriter;
-use spindle_report::text::{TextOptions, TextWriter};
+use spindle_report::shard::ShardRecorder;
+use spindle_report::text::TextOptions;
 use spindle_report::{
     HostContext, Order, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
 };
-use spindle_report::{github::GithubWriter, gitlab::GitlabWriter, junit::JunitWriter};
 
 use crate::baseline::Baseline;
 use crate::connect::{Prompted, security_warnings};
@@ -45,6 +39,7 @@ use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
 use crate::split::SplitDir;
+use crate::writers::{ReportSpec, warn_on_stderr};
 
 /// The rules and settings of one pack list, with the plugins it loaded: what judges a host.
 pub struct Engine {
@@ -315,7 +310,15 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
     }
-    let jobs: Vec<Job> = live.into_iter().map(|(job, _)| job).collect();
+    // Every server's position in the unsharded run, and the engine it is checked with, go by
+    // its place in the whole inventory; a shard collects only its own.
+    let all_jobs = live.len() as u64;
+    let (places, jobs): (Vec<usize>, Vec<Job>) = live
+        .into_iter()
+        .enumerate()
+        .map(|(i, (job, _))| (i, job))
+        .filter(|(_, job)| args.shard.is_none_or(|s| s.holds(&job.target.host)))
+        .unzip();
     let mut warnings: Vec<&str> = jobs.iter().filter_map(|j| security_warnings(&j.options)).collect();
     warnings.dedup();
     for w in warnings {
@@ -332,34 +335,29 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     let split_dir = args.sarif.split_by.as_ref().map(|s| s.dir.as_path());
     let mut split = split_dir.map(SplitDir::new).transpose()?;
     let mut out = Output::new(args.output.as_deref())?;
+    let spec = report_spec(args);
+    // Where a shard's report writer writes: only its renderer is used.
+    let mut nowhere = std::io::sink();
     let mut causes = Causes::default();
     let result = (|| -> Result<Summary, UserError> {
         let w = out.writer();
         let version = env!("CARGO_PKG_VERSION");
         let sarif = &args.sarif;
-        let warn = || -> Box<dyn FnMut(String) + Send> { Box::new(|w| eprintln!("warning: {w}")) };
-        let mut writer: Box<dyn ReportWriter + '_> = match (args.format, split.as_mut()) {
-            (Format::Text, _) => Box::new(TextWriter::with_options(w, text_options(args))),
-            (Format::Concise, _) => Box::new(ConciseWriter::new(w)),
-            (Format::Json, _) => Box::new(JsonWriter::new(w, version)),
-            (Format::Sarif, None) => {
-                let log = SarifWriter::new(w, version).with_waived(sarif.waived).with_limit_warnings(warn());
-                Box::new(match &sarif.category {
-                    Some(c) => log.with_category(c),
-                    None => log,
-                })
-            }
-            (Format::Sarif, Some(dir)) => Box::new(
+        let mut writer: Box<dyn ReportWriter + '_> = match (args.shard, split.as_mut()) {
+            (_, Some(dir)) => Box::new(
                 SplitSarifWriter::new(dir, version, sarif.category.as_deref(), unreachable_allowed)
                     .with_waived(sarif.waived)
-                    .with_limit_warnings(warn()),
+                    .with_limit_warnings(warn_on_stderr()),
             ),
-            (Format::Markdown, _) => Box::new(MarkdownWriter::new(w)),
-            (Format::Html, _) => Box::new(HtmlWriter::new(w)),
-            (Format::Junit, _) => Box::new(JunitWriter::new(w)),
-            (Format::Gitlab, _) => Box::new(GitlabWriter::new(w)),
-            (Format::Github, _) => Box::new(GithubWriter::new(w)),
-            (Format::Baseline, _) => Box::new(BaselineWriter::new(w)),
+            // The report's own writer renders the hosts; the shard file keeps them for a merge.
+            (Some(shard), None) => Box::new(ShardRecorder::new(
+                w,
+                spec.writer(&mut nowhere, warn_on_stderr()),
+                (shard.index, shard.count),
+                version,
+                serde_json::to_value(&spec).map_err(|e| UserError::plain(e.to_string()))?,
+            )),
+            (None, None) => spec.writer(w, warn_on_stderr()),
         };
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
@@ -384,6 +382,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         let mut renamed: Vec<String> = vec![];
         fleet::run(&jobs, args.concurrency.max(1), progress, |i, outcome| -> Result<(), UserError> {
             let job = &jobs[i];
+            let i = places[i];
+            writer.position(i as u64);
             match outcome {
                 Ok(mut snapshot) => {
                     // What a snapshot file would be refused for (a name of megabytes) is that
@@ -435,7 +435,11 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         for w in renamed {
             eprintln!("{w}");
         }
-        let mut remaining: Vec<u32> = group_of_host.into_values().collect();
+        let mut remaining: Vec<u32> = group_of_host
+            .into_iter()
+            .filter(|(host, _)| args.shard.is_none_or(|s| s.holds(host)))
+            .map(|(_, g)| g)
+            .collect();
         remaining.sort_unstable();
         let render = writer.renderer();
         // Reading, parsing, checking and rendering a host need nothing of the others: they run
@@ -444,15 +448,17 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             &remaining,
             threads,
             |&g| {
-                check_host_rendered(
+                let host = check_host_rendered(
                     &default_engine,
                     input::load_group(&files, &groups, g as usize)?,
                     &how,
                     &*render,
-                )
+                );
+                Ok::<_, UserError>((g, host?))
             },
             |host| {
-                let (rendered, counts, host_causes) = host?;
+                let (g, (rendered, counts, host_causes)) = host?;
+                writer.position(all_jobs + u64::from(g));
                 writer.append(&rendered).map_err(report_io)?;
                 summary.merge(&counts);
                 causes.merge(host_causes);
@@ -461,9 +467,12 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         )?;
         summary.unreachable_allowed = unreachable_allowed;
         if let Some(b) = &baseline {
-            let not_checked = b.not_checked();
+            // A shard answers for its own hosts' findings only: the others' are another
+            // shard's to call fixed or not checked.
+            let mine = |host: &str| args.shard.is_none_or(|s| s.holds(host));
+            let not_checked = b.not_checked(mine);
             let counts = summary.baseline.get_or_insert_default();
-            counts.fixed = b.fixed();
+            counts.fixed = b.fixed(mine);
             counts.not_checked = not_checked.len();
             writer.not_checked(not_checked);
         }
@@ -488,6 +497,16 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     for w in waiver_warnings(&all, today) {
         eprintln!("{}", spindle_core::untrusted::message(&w));
     }
+    if let Some(shard) = args.shard {
+        // A shard's verdict is the merge's: its exit status says the shard file is whole.
+        let dest = args.output.as_deref().map_or("stdout".into(), |d| d.display().to_string());
+        eprintln!(
+            "spindle: shard {shard}: {} written to {dest}; `spindle merge` of all {} shards gives the run's report and verdict",
+            spindle_core::units::plural(summary.hosts + summary.collection_errors, "host"),
+            shard.count
+        );
+        return Ok(Exit::Clean);
+    }
     let exit = exit_code(&summary, args.fail_on);
     // A pipeline's log shows why the run failed without anyone opening the report.
     if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-").or(split_dir) {
@@ -499,6 +518,18 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
 /// What `--sarif-category` and `--split-by` need: SARIF, a category that is one, a split by host.
 fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
     let sarif = &args.sarif;
+    if let Some(shard) = args.shard {
+        if args.local {
+            return Err(UserError::plain(format!(
+                "--shard {shard} splits a fleet of snapshots or servers; --local checks this machine alone"
+            )));
+        }
+        if sarif.split_by.is_some() {
+            return Err(UserError::plain(format!(
+                "--shard {shard} writes a shard file for `spindle merge`; --split-by writes a log per host, which needs no merge: run each shard with --split-by and without --shard"
+            )));
+        }
+    }
     if args.format != Format::Sarif && (sarif.category.is_some() || sarif.split_by.is_some()) {
         return Err(UserError::plain("--sarif-category and --split-by apply to --format sarif"));
     }
@@ -520,7 +551,7 @@ fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
 
 /// The first cause of each way a run can be incomplete, for the one-line summary.
 #[derive(Debug, Default)]
-struct Causes {
+pub(crate) struct Causes {
     collection_error: Option<String>,
     not_judged: Option<String>,
     rule_error: Option<String>,
@@ -567,7 +598,7 @@ fn first_line(text: &str) -> String {
 /// naming the first cause of each kind, then where the report went.
 /// `spindle: 3 hosts, 2 errors, 5 warnings, 0 notes, 1 not evaluated; incomplete: 1 collection
 /// error (sql01: login failed) → report.sarif`
-fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest: &Path) -> String {
+pub(crate) fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest: &Path) -> String {
     use spindle_core::units::plural;
     let mut line = format!(
         "spindle: {}, {}, {}, {}, {} not evaluated",
@@ -772,7 +803,7 @@ fn unknown_selectors(unknown: Vec<UnknownSelector>) -> UserError {
     }
 }
 
-fn report_io(e: std::io::Error) -> UserError {
+pub(crate) fn report_io(e: std::io::Error) -> UserError {
     UserError::plain(format!("cannot write the report: {e}"))
 }
 
@@ -830,7 +861,7 @@ type PackList = Option<Vec<String>>;
 
 /// The servers to collect, from `--server` and `--inventory` (filtered by `--tag`), each with
 /// its own pack list when the inventory gives one.
-fn live_jobs(args: &CheckOptions) -> Result<Vec<(Job, PackList)>, UserError> {
+pub(crate) fn live_jobs(args: &CheckOptions) -> Result<Vec<(Job, PackList)>, UserError> {
     let mut out = vec![];
     let mut prompted = Prompted::default();
     // With --local, --server names the local instance instead.
@@ -913,7 +944,7 @@ pub fn live_document(snapshot: &Snapshot, stem: &str, dir: Option<&Path>) -> Res
 /// be judged, or a server gave no facts and that was not allowed), 1 when a finding at or above
 /// `--fail-on` is not waived, else 0. A check not evaluated for lack of a fact counts as a note;
 /// one not applicable counts as nothing.
-fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
+pub(crate) fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
     if s.incomplete() {
         return Exit::Incomplete;
     }
@@ -929,6 +960,17 @@ fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
         FailOn::Never => 0,
     };
     if failing > 0 { Exit::Findings } else { Exit::Clean }
+}
+
+/// The report as this run writes it, and what fails it.
+fn report_spec(args: &CheckOptions) -> ReportSpec {
+    ReportSpec {
+        format: args.format,
+        text: text_options(args),
+        sarif_category: args.sarif.category.clone(),
+        waived: args.sarif.waived,
+        fail_on: args.fail_on,
+    }
 }
 
 /// The text report's layout: colour and width settled against the terminal and the environment.

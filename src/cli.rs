@@ -52,6 +52,11 @@ pub enum Command {
     /// Check facts snapshots against rule packs.
     #[command(after_help = CHECK_EXIT_STATUS)]
     Check(Box<CheckArgs>),
+    /// Merge the shard files of a sharded check (`spindle check --shard I/N`) into the report
+    /// one unsharded run would have written, in the format the shards were asked for. Exit
+    /// status: the run's, as `spindle check` gives it (0, 1, 2); 2 also when a shard is missing,
+    /// repeated, unfinished or from another run (nothing written).
+    Merge(MergeArgs),
     /// Record today's findings by fingerprint, so that `spindle check --baseline FILE` fails
     /// only on new ones: for adopting spindle on a fleet that already has findings. Exit status 0
     /// when written; 2 on bad input or an incomplete run (written, but what could not be checked
@@ -153,6 +158,38 @@ pub enum CollectCommand {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Read every SQL Server of an inventory (or share I/N of them, --shard), a snapshot per
+    /// server into DIR, for a later `spindle check DIR`: collect in each network segment, check
+    /// centrally. Exit status 0 when every server was collected, 2 when one was not (unless
+    /// --allow-unreachable) or on bad input.
+    Inventory(Box<CollectInventoryArgs>),
+}
+
+/// `spindle collect inventory`.
+#[derive(Debug, clap::Args)]
+pub struct CollectInventoryArgs {
+    /// The inventory (TOML: `[[server]]` entries with optional login and tags).
+    #[arg(value_name = "FILE")]
+    pub inventory: PathBuf,
+    /// Where the snapshots go, one `<server>.json` each (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+    /// Only the servers with this tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Collect only share I of N of the servers, by a hash of the host name, as `spindle check
+    /// --shard` splits them.
+    #[arg(long, value_name = "I/N", value_parser = clap::value_parser!(spindle::shard::Shard))]
+    pub shard: Option<spindle::shard::Shard>,
+    /// Servers collected at once (1 or more).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONCURRENCY as u16,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// A server that cannot be collected is said on stderr but does not fail the run (exit 2).
+    #[arg(long)]
+    pub allow_unreachable: bool,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -281,6 +318,26 @@ pub struct CheckArgs {
     /// it gives), then those with no estimate in triage order.
     #[arg(long, value_enum, default_value_t = CheckSort::Triage)]
     pub sort: CheckSort,
+    /// Check only share I of N of the hosts (snapshot files and servers alike, by a hash of the
+    /// host name: adding a server moves only that server), for a CI matrix, GitLab `parallel:`
+    /// or a Kubernetes Indexed Job. Writes a shard file, not a report: `spindle merge` of all N
+    /// gives the report --format asks for, byte for byte as one unsharded run would write it,
+    /// and the run's exit status. A shard exits 0 once its file is written.
+    #[arg(long, value_name = "I/N", value_parser = clap::value_parser!(spindle::shard::Shard))]
+    pub shard: Option<spindle::shard::Shard>,
+}
+
+/// `spindle merge`: shard files into the report of the whole run.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The shard files of one run (`spindle check --shard I/N -o FILE`), all N of them, in any
+    /// order; a directory stands for every file under it.
+    #[arg(value_name = "SHARD|DIR", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Write the report to FILE (atomically; - is stdout), and the run's one-line summary to
+    /// stderr.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -697,6 +754,7 @@ impl From<CheckArgs> for CheckOptions {
                 CheckSort::Triage => Order::Triage,
                 CheckSort::Gain => Order::Gain,
             },
+            shard: a.shard,
         }
     }
 }

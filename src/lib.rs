@@ -22,14 +22,17 @@ pub mod fleet;
 pub mod init;
 pub mod input;
 pub mod inventory;
+pub mod merge;
 pub mod options;
 pub mod ordered;
 pub mod output;
 pub mod packs;
 mod password;
 pub mod plan;
+pub mod shard;
 pub mod signals;
 pub mod split;
+pub mod writers;
 
 pub use check::run as check;
 pub use errors::UserError;

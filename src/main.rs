@@ -32,6 +32,9 @@ fn main() -> ExitCode {
     };
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
+        Command::Merge(args) => {
+            spindle::merge::run(&args.shards, args.output.as_deref()).map(spindle::Exit::code)
+        }
         Command::Diff(args) => spindle::diff::run(&(*args).into()).map(spindle::Exit::code),
         Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
         Command::Plan(args) => spindle::plan::run(&(*args).into()).map(spindle::Exit::code),
@@ -58,6 +61,18 @@ fn main() -> ExitCode {
         Command::Collect { command: CollectCommand::Host { image, device, host_name, output } } => {
             spindle::collect::host(image.or(device).as_deref(), host_name.as_deref(), output.as_deref())
                 .map(|()| 0)
+        }
+        Command::Collect { command: CollectCommand::Inventory(a) } => {
+            spindle::collect::inventory(&spindle::collect::InventoryOptions {
+                inventory: a.inventory,
+                out_dir: a.out_dir,
+                tags: a.tags,
+                shard: a.shard,
+                concurrency: usize::from(a.concurrency),
+                allow_unreachable: a.allow_unreachable,
+                connect: a.connect.into(),
+            })
+            .map(spindle::Exit::code)
         }
         Command::Plugin { command: PluginCommand::Inspect { file, format } } => {
             spindle::inspect_plugin(&file, format == InspectFormat::Json).and_then(print)

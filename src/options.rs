@@ -62,6 +62,8 @@ pub struct CheckOptions {
     /// The order of each host's findings: triage, or the largest expected gain first (in
     /// every format: the machine formats list the findings in that order too).
     pub order: Order,
+    /// `--shard I/N`: check only this share of the hosts, into a shard file for `spindle merge`.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// Which packs judge and which of their rules run, as every subcommand that runs or lists rules
@@ -145,12 +147,14 @@ impl Default for CheckOptions {
             sarif: SarifOptions::default(),
             baseline: None,
             order: Order::Triage,
+            shard: None,
         }
     }
 }
 
 /// The report's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     Text,
     /// One line per finding: `FILE:LINE:COL: CODE [severity] message (entity)`.
@@ -170,7 +174,8 @@ pub enum Format {
 }
 
 /// The lowest severity of an unwaived finding that fails the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Error,
     Warning,

@@ -7,7 +7,8 @@ use crate::gain::Gain;
 use crate::view::EntityRef;
 
 /// How serious a finding is. Ordered: `Note < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     Note,
     Warning,

@@ -70,7 +70,9 @@ pub struct ParamSpec {
     pub doc: &'static str,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// As JSON: a number or a string.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
 pub enum ParamValue {
     Num(f64),
     Text(String),

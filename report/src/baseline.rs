@@ -49,12 +49,15 @@ struct Entry<'a> {
 
 /// A finding of the baseline as it records it, for reports that list those a run did not
 /// check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct BaselineEntry {
     pub host: String,
     pub entity: String,
     pub code: String,
     pub fingerprint: String,
+    /// Its place among the baseline's findings: a merge of shards lists them in that order.
+    #[serde(skip)]
+    pub index: usize,
 }
 
 /// A check not evaluated (a fact missing) as the baseline records it: a check run against the

@@ -24,6 +24,7 @@ pub mod provenance;
 mod reason;
 pub mod sarif;
 pub mod sarif_split;
+pub mod shard;
 pub mod shown;
 pub mod snippet;
 pub mod text;
@@ -43,7 +44,7 @@ pub use sarif::SarifWriter;
 pub use spindle_core::fnv::fnv1a64;
 
 /// A rule as the run configured it, for the rules table of a report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RuleInfo {
     /// The code findings carry (`ALN001`; namespaced for plugins: `acme/NAM001`).
     pub code: String,
@@ -102,7 +103,7 @@ fn category_of(code: &str) -> String {
 }
 
 /// Counts over the whole run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     pub hosts: usize,
     /// Findings that count (not waived, or waived by an expired waiver), by severity.
@@ -135,7 +136,7 @@ pub struct Summary {
 
 /// A run's findings against its baseline. `new` and its split by severity count the findings
 /// that count (not waived): those, and only those, fail a run with a baseline.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BaselineCounts {
     pub new: usize,
     pub new_errors: usize,
@@ -265,7 +266,7 @@ impl Summary {
 /// What a piece of a rendered host is, so the writer can place it: the JSON and text reports
 /// have one [`Part::Host`] per host; SARIF has a result per finding and notifications, which go
 /// at the end of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Part {
     Host,
     Result,
@@ -295,7 +296,7 @@ pub struct Rendered {
 }
 
 /// A rendered host's name, counts and the rules its report names.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct HostMeta {
     pub name: String,
     pub counts: Summary,
@@ -402,6 +403,9 @@ pub trait ReportWriter {
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()>;
     /// What renders hosts for this writer, once `begin` has been called.
     fn renderer(&self) -> Arc<dyn Render>;
+    /// Where the next host (or collection error) goes in the order of the whole, unsharded run.
+    /// Only a shard file ([`shard::ShardRecorder`]) records it, for `spindle merge`.
+    fn position(&mut self, _position: u64) {}
     /// Writes one rendered host.
     fn append(&mut self, host: &Rendered) -> io::Result<()>;
     /// Renders and appends one host.
@@ -420,6 +424,9 @@ pub trait ReportWriter {
 impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
     fn provenance(&mut self, run: &RunProvenance) {
         (**self).provenance(run)
+    }
+    fn position(&mut self, position: u64) {
+        (**self).position(position)
     }
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)
@@ -444,6 +451,9 @@ impl<T: ReportWriter + ?Sized> ReportWriter for &mut T {
 impl<T: ReportWriter + ?Sized> ReportWriter for Box<T> {
     fn provenance(&mut self, run: &RunProvenance) {
         (**self).provenance(run)
+    }
+    fn position(&mut self, position: u64) {
+        (**self).position(position)
     }
     fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
         (**self).begin(rules)

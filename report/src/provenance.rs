@@ -6,7 +6,7 @@ use spindle_core::params::ParamValue;
 
 /// The run a report describes. The writers that carry it (JSON, SARIF) are given it before
 /// `begin` ([`ReportWriter::provenance`](crate::ReportWriter::provenance)).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunProvenance {
     /// When the run started: RFC 3339, UTC, whole seconds (`2026-11-30T00:00:00Z`).
     pub started_at: String,
@@ -18,14 +18,14 @@ pub struct RunProvenance {
 }
 
 /// One rule's parameters as the run applied them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RuleParams {
     pub code: String,
     pub params: Vec<AppliedParam>,
 }
 
 /// One parameter's value in this run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AppliedParam {
     /// With its unit (`min_free_percent`, `alignment_bytes`).
     pub name: String,

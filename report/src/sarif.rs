@@ -54,7 +54,8 @@ const STALE_FACTS: (&str, usize) = ("stale-facts", 6);
 
 /// What a log does with a finding under a waiver that has not expired. GitHub code scanning
 /// ignores SARIF `suppressions`, so a waived result stays an open alert there at its severity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Waived {
     /// A result at its severity, with a suppression (SARIF viewers that read suppressions hide it).
     Keep,

@@ -30,7 +30,8 @@ use spindle_core::untrusted::{self, escape_for_terminal as esc};
 use spindle_core::view::HostView;
 
 /// How much of each host the report shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Detail {
     /// The summary only: the verdict, the counts and the table of finding groups.
     Quiet,
@@ -41,7 +42,7 @@ pub enum Detail {
 }
 
 /// How the text report is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TextOptions {
     /// ANSI colours (SGR sequences only).
     pub colour: bool,
