@@ -39,13 +39,27 @@ impl Peers {
         self.sql_recording(responses).0
     }
 
+    /// [`Peers::sql`] on another loopback address (`127.0.0.2`, ...): servers with host names of
+    /// their own, as a fleet has.
+    pub fn sql_at(&self, ip: &str, responses: Vec<(&'static str, QueryResponse)>) -> String {
+        self.serve(ip, responses).0
+    }
+
     /// [`Peers::sql`], with the record of what each connection sent (login token, ...).
     pub fn sql_recording(
         &self,
         responses: Vec<(&'static str, QueryResponse)>,
     ) -> (String, Arc<tokio::sync::Mutex<ConnectionStore>>) {
+        self.serve("127.0.0.1", responses)
+    }
+
+    fn serve(
+        &self,
+        ip: &str,
+        responses: Vec<(&'static str, QueryResponse)>,
+    ) -> (String, Arc<tokio::sync::Mutex<ConnectionStore>>) {
         self.rt.block_on(async {
-            let server = MockTdsServer::new("127.0.0.1:0").await.unwrap();
+            let server = MockTdsServer::new(&format!("{ip}:0")).await.unwrap();
             let addr = server.local_addr();
             {
                 let registry = server.query_registry();
