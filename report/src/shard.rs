@@ -356,3 +356,108 @@ pub enum MergeError {
     /// The merged report could not be written.
     Write(io::Error),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(index: u32) -> String {
+        let h = ShardHeader {
+            spindle_shard: SHARD_VERSION,
+            spindle_version: "0.1.0".into(),
+            index,
+            count: 2,
+            writer: serde_json::json!({"format": "json"}),
+            rules: vec![],
+            provenance: RunProvenance::default(),
+        };
+        serde_json::to_string(&h).unwrap() + "\n"
+    }
+
+    fn host(position: u64, text: &str) -> String {
+        let line =
+            Line::Host { position, text: text.into(), parts: vec![(Part::Host, 0, text.len())], meta: None };
+        serde_json::to_string(&line).unwrap() + "\n"
+    }
+
+    fn end() -> String {
+        let line = Line::End { summary: Summary { hosts: 1, ..Summary::default() }, not_checked: vec![] };
+        serde_json::to_string(&line).unwrap() + "\n"
+    }
+
+    fn open(text: &str) -> Result<ShardReader<&[u8]>, String> {
+        ShardReader::open("s.jsonl", text.as_bytes())
+    }
+
+    /// Records what it is given, as the text of each host in order.
+    #[derive(Default)]
+    struct Tape(Vec<String>, Option<Summary>);
+
+    impl ReportWriter for Tape {
+        fn begin(&mut self, _: &[RuleInfo]) -> io::Result<()> {
+            Ok(())
+        }
+        fn renderer(&self) -> Arc<dyn Render> {
+            unreachable!("a merge renders nothing")
+        }
+        fn append(&mut self, host: &Rendered) -> io::Result<()> {
+            self.0.push(String::from_utf8(host.bytes.clone()).unwrap());
+            Ok(())
+        }
+        fn collection_error(&mut self, source: &str, _: &str) -> io::Result<()> {
+            self.0.push(format!("error {source}"));
+            Ok(())
+        }
+        fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+            self.1 = Some(*summary);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn hosts_interleave_by_position_and_counts_add_up() {
+        let a = header(1) + &host(0, "a0") + &host(3, "a3") + &end();
+        let b = header(2) + &host(1, "b1") + &host(2, "b2") + &host(7, "b7") + &end();
+        let mut tape = Tape::default();
+        let summary = merge(vec![open(&b).unwrap(), open(&a).unwrap()], &mut tape).unwrap();
+        assert_eq!(tape.0, ["a0", "b1", "b2", "a3", "b7"]);
+        assert_eq!(summary.hosts, 2);
+        assert_eq!(tape.1, Some(summary));
+    }
+
+    #[test]
+    fn a_damaged_shard_is_refused_where_it_is_damaged() {
+        let cases = [
+            (header(1) + &host(0, "x"), "s.jsonl:3: the file ends before its `end` line"),
+            (header(1) + &host(0, "x") + &end()[..10], "s.jsonl:3: the file ends inside a line"),
+            (header(1) + &host(4, "x") + &host(2, "y") + &end(), "s.jsonl:3: position 2 out of order"),
+            (
+                header(1).replace("\"spindle_shard\":1", "\"spindle_shard\":9") + &end(),
+                "s.jsonl:1: shard file version 9",
+            ),
+            (header(3) + &end(), "s.jsonl:1: shard 3/2"),
+            ("{\"hosts\": []}\n".to_string(), "s.jsonl:1:"),
+            (String::new(), "s.jsonl: empty"),
+        ];
+        for (text, expect) in cases {
+            let error = open(&text).and_then(|mut r| {
+                while r.next.is_some() {
+                    r.advance()?;
+                }
+                Ok(())
+            });
+            let e = error.expect_err(expect);
+            assert!(e.starts_with(expect), "{expect:?}: {e}");
+        }
+        let outside = header(1) + &host(0, "x").replace("[\"Host\",0,1]", "[\"Host\",0,9]") + &end();
+        assert!(open(&outside).err().unwrap().contains("outside its text"));
+    }
+
+    #[test]
+    fn two_shards_at_one_position_are_two_runs() {
+        let a = header(1) + &host(5, "a") + &end();
+        let b = header(2) + &host(5, "b") + &end();
+        let e = merge(vec![open(&a).unwrap(), open(&b).unwrap()], &mut Tape::default()).unwrap_err();
+        assert!(matches!(e, MergeError::Shard(m) if m.contains("both hold position 5")));
+    }
+}
