@@ -22,6 +22,9 @@
 # - for `cargo xtask dist` and tests/dist.rs: musl-gcc (the static Linux build's C parts), `file`
 #   and `readelf` (is it static?), and cargo-cyclonedx, pinned, under target/test-tools/cargo
 #   (the SBOMs).
+# - check-jsonschema (SchemaStore's GitHub workflow and GitLab CI schemas are in its package) and
+#   kubernetes-validate (each Kubernetes version's OpenAPI schemas are in its package), pinned, in
+#   the venv under target/test-tools/pyvenv: tests/recipes.rs holds docs/recipes to them, offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +35,8 @@ SQLFLUFF_VERSION=4.5.0
 TREE_SITTER_VERSION=0.26.1
 TREE_SITTER_POWERSHELL_VERSION=0.26.4
 CARGO_CYCLONEDX_VERSION=0.5.9
+CHECK_JSONSCHEMA_VERSION=0.39.0
+KUBERNETES_VALIDATE_VERSION=1.37.0
 
 # tool:package
 tools=(sfdisk:fdisk fdisk:fdisk sgdisk:gdisk mkntfs:ntfs-3g ntfsinfo:ntfs-3g mkfs.xfs:xfsprogs
@@ -91,30 +96,32 @@ if [[ ! -f "$multitool" || "$installed" != "$MULTITOOL_VERSION" ]]; then
 fi
 [[ -x "$multitool" ]] || chmod u+x "$multitool"
 
-# The Python plugin's tools, in a venv of their own: no system or user site-packages to clash
-# with.
-venv="$tools_dir/pyvenv"
-wanted="componentize-py==$COMPONENTIZE_PY_VERSION wasmtime==$WASMTIME_PY_VERSION"
-installed="$("$venv/bin/python" -c 'from importlib.metadata import version as v
-print("componentize-py==" + v("componentize-py"), "wasmtime==" + v("wasmtime"))' 2>/dev/null || true)"
-if [[ "$installed" != "$wanted" ]]; then
-    echo "install-test-tools: installing $wanted into $venv"
-    [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
-    # shellcheck disable=SC2086 # $wanted is two requirements, split on purpose
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
-fi
+# Pinned Python packages in a venv of the test tools (made when missing), installed when the
+# versions there are not the ones wanted: `pip_into VENV PACKAGE==VERSION...`.
+pip_into() {
+    local venv=$1
+    shift
+    local installed
+    installed="$("$venv/bin/python" - "$@" 2>/dev/null <<'PY' || true
+import sys
+from importlib.metadata import version
+print(" ".join(r.split("==")[0] + "==" + version(r.split("==")[0]) for r in sys.argv[1:]))
+PY
+)"
+    if [[ "$installed" != "$*" ]]; then
+        echo "install-test-tools: installing $* into $venv"
+        [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+    fi
+}
 
+# The Python plugin's tools, in a venv of their own: no system or user site-packages to clash
+# with; and in the same venv, the validators of the CI recipes (docs/recipes).
+pip_into "$tools_dir/pyvenv" "componentize-py==$COMPONENTIZE_PY_VERSION" "wasmtime==$WASMTIME_PY_VERSION" \
+    "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 # The parsers of the change plan's scripts, in a venv of their own.
-parsers="$tools_dir/parsers"
-wanted="sqlfluff==$SQLFLUFF_VERSION tree-sitter==$TREE_SITTER_VERSION tree-sitter-powershell==$TREE_SITTER_POWERSHELL_VERSION"
-installed="$("$parsers/bin/python" -c 'from importlib.metadata import version as v
-print(" ".join(p + "==" + v(p) for p in ("sqlfluff", "tree-sitter", "tree-sitter-powershell")))' 2>/dev/null || true)"
-if [[ "$installed" != "$wanted" ]]; then
-    echo "install-test-tools: installing $wanted into $parsers"
-    [[ -x "$parsers/bin/python" ]] || python3 -m venv "$parsers"
-    # shellcheck disable=SC2086 # $wanted is three requirements, split on purpose
-    "$parsers/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
-fi
+pip_into "$tools_dir/parsers" "sqlfluff==$SQLFLUFF_VERSION" "tree-sitter==$TREE_SITTER_VERSION" \
+    "tree-sitter-powershell==$TREE_SITTER_POWERSHELL_VERSION"
 
 # cargo-cyclonedx, which `cargo xtask dist` writes the SBOMs with (about 2 minutes to build).
 cyclonedx="$tools_dir/cargo/bin/cargo-cyclonedx"

@@ -6,9 +6,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Each stage says when it started, so a CI log tells what each one costs.
-stage() { echo "== $* (at ${SECONDS} s)"; }
+# Each stage says when it started and how much disk is left, so a CI log tells what each costs.
+stage() { echo "== $* (at ${SECONDS} s, $(df -Ph . | awk 'NR == 2 { print $4 }') free)"; }
 trap 'echo "== done (at ${SECONDS} s)"' EXIT
+
+# CI builds each crate once: incremental compilation's caches (a third of target/debug) would
+# only fill its disk, which a run once exhausted.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+# On a machine short of disk (CI, or under 40 GiB free), what a finished stage built and no later
+# stage reads is removed: the cross builds' intermediates, the fuzz crates' lint build. A
+# developer's machine keeps them, so that the next run starts warm.
+short_of_disk() {
+    [[ -n "${CI:-}" ]] || (( $(df -Pk . | awk 'NR == 2 { print $4 }') < 40 * 1024 * 1024 ))
+}
+prune() {
+    if short_of_disk; then
+        rm -rf "$@"
+    fi
+}
 
 # spindle-core must stay pure enough to build for WASI 0.2 (the plugin SDK reuses it).
 rustup target add wasm32-wasip2 >/dev/null 2>&1 || rustup target add wasm32-wasip2
@@ -30,6 +45,7 @@ cargo clippy -p spindle-plugin-sdk --features contract-0-1 --locked -- -D warnin
 stage "spindle-core for wasm32-wasip2 (with packs, and as plugin guests take it: without)"
 cargo build -p spindle-core --target wasm32-wasip2 --locked
 cargo clippy -p spindle-core --no-default-features --target wasm32-wasip2 --locked -- -D warnings
+prune target/wasm32-wasip2
 stage "Windows (x86_64-pc-windows-gnu): the WMI collector cross-built with mingw, the binary linted"
 rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1 || rustup target add x86_64-pc-windows-gnu
 cargo clippy -p spindle-collectors --target x86_64-pc-windows-gnu --all-targets --locked -- -D warnings
@@ -39,15 +55,20 @@ cargo clippy -p spindle --bin spindle --target x86_64-pc-windows-gnu --locked --
 stage "spindle.exe built and started under Wine (tests/wine.rs runs it against the Linux build)"
 bash scripts/build-windows-exe.sh
 export SPINDLE_REQUIRE_WINE=1
+# tests/wine.rs needs spindle.exe, the shim beside it and the Wine prefix, nothing else.
+prune target/x86_64-pc-windows-gnu/debug/{deps,build,.fingerprint,incremental,examples}
 stage "the release artifacts, quickly: cargo xtask dist --profile dev for the static Linux build (tests/dist.rs checks them)"
 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 || rustup target add x86_64-unknown-linux-musl
 PATH="$PWD/target/test-tools/cargo/bin:$PATH" cargo xtask dist --profile dev --target x86_64-unknown-linux-musl
 export SPINDLE_REQUIRE_DIST=1
+# tests/dist.rs reads the archives in target/artifacts, not the build behind them.
+prune target/x86_64-unknown-linux-musl
 stage "fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
 for fuzz in core/fuzz collectors/fuzz report/fuzz; do
     cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check
     CARGO_TARGET_DIR=target/fuzz-check cargo clippy --manifest-path "$fuzz/Cargo.toml" --all-targets --locked -- -D warnings
 done
+prune target/fuzz-check
 stage "rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh
 stage "the Python example plugin (componentize-py): its own tests, natively and as a component"

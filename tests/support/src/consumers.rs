@@ -23,6 +23,20 @@ fn available(what: &str, install: &str, probe: &mut Command) -> bool {
 pub const PYTHON: &str = "python3";
 
 /// The path of xmllint, or `None` after saying why the check is skipped (a panic under CI).
+/// A program `scripts/install-test-tools.sh` installs under `target/test-tools/` (`rel`, such as
+/// `pyvenv/bin/check-jsonschema`), or `None` after saying the check is skipped: locally a test
+/// says what it skipped and how to install it; under CI (`CI` set) a missing tool fails it.
+pub fn test_tool(rel: &str) -> Option<PathBuf> {
+    let path = crate::plugins::repo_root().join("target/test-tools").join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    let why = format!("{} is missing: run scripts/install-test-tools.sh", path.display());
+    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
 pub fn xmllint_path() -> Option<PathBuf> {
     crate::renderers::tool_or_skip("xmllint", "libxml2-utils")
 }

@@ -7,17 +7,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::plugins::repo_root;
 
 fn venv(bin: &str) -> Option<PathBuf> {
-    let path = repo_root().join("target/test-tools/parsers/bin").join(bin);
-    if path.is_file() {
-        return Some(path);
-    }
-    let why = format!("{} is missing: run scripts/install-test-tools.sh", path.display());
-    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
-    eprintln!("skipped: {why}");
-    None
+    crate::consumers::test_tool(&format!("parsers/bin/{bin}"))
 }
 
 /// A file holding `text`, removed when dropped.
