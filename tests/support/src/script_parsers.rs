@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-
 fn venv(bin: &str) -> Option<PathBuf> {
     crate::consumers::test_tool(&format!("parsers/bin/{bin}"))
 }
