@@ -36,6 +36,74 @@ impl Phase {
     }
 }
 
+/// How the plan builder addresses a builtin rule's findings. A rule declares its remedies
+/// (`declare_rule!`'s `remedy:`); the builder picks findings by remedy, never by rule code, so
+/// a new rule joins an existing kind of step by naming it here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remedy {
+    /// Give the file a fixed growth increment.
+    FixedGrowth(GrowthFrom),
+    /// Add tempdb data files up to the expected count (online; new files are used at once).
+    AddTempdbDataFiles,
+    /// Empty and remove the log files beyond the first.
+    RemoveExtraLogFiles,
+    /// Remount the volume with the expected options, and persist them.
+    MountOptions,
+    /// Move the database's files to another volume.
+    MoveFiles(MoveReason),
+    /// Empty the volume, rebuild this part of its stack, refill it: one outage per volume
+    /// whatever the number of its findings.
+    Rebuild(RebuildPart),
+    /// Nothing spindle can write as commands: what the manual step says and when it takes effect.
+    Manual(Manual),
+}
+
+/// Where a fixed growth increment comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrowthFrom {
+    /// The size the next percent growth would add, rounded: the file keeps growing as it did.
+    NextPercentGrowth,
+    /// The finding's expected value: the minimum increment the rule holds files to.
+    ExpectedIncrement,
+}
+
+/// Why files move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveReason {
+    /// They sit on a volume they should not share (system volume, data with log, tempdb).
+    Placement,
+    /// Their volume is on the same physical disks as another's: the target must be on others.
+    SharedSpindles,
+}
+
+/// The part of a volume's stack a rebuild changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RebuildPart {
+    /// The partition, recreated at a multiple of the finding's expected boundary.
+    Alignment,
+    /// The file system's allocation unit: formatted with the expected cluster size.
+    AllocationUnit,
+    /// The file system itself: formatted as NTFS (Windows) or XFS (Linux).
+    Filesystem,
+    /// The Storage Spaces virtual disk's number of columns.
+    Columns,
+    /// The Storage Spaces virtual disk's interleave.
+    Interleave,
+}
+
+/// What a manual step adds to a finding's fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Manual {
+    /// The fix takes effect at the next restart of the service (a privilege granted).
+    AtRestart,
+    /// The fact behind it lives in the array: ask the storage team for the stripe unit.
+    AskStorageTeam,
+    /// A measurement: measure again after the plan's changes, which may be its cause.
+    MeasureAgain,
+    /// Capacity: ask the platform team to extend the volume, or move files off it.
+    AskPlatformTeam,
+}
+
 /// The language of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {

@@ -50,6 +50,26 @@ impl Need {
     }
 }
 
+/// How directly a rule's findings cost the server: the text reports list findings of the same
+/// severity in this order, most direct first. A builtin rule declares it (`declare_rule!`'s
+/// `impact:`); plugin rules are [`Impact::Unclassified`], after every builtin class.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Impact {
+    /// Harm measured on the server itself: latency, a volume filling up.
+    Measured,
+    /// A layout cause that takes an outage to fix: alignment, striping, the file system's
+    /// format, log and data on the same spindles.
+    Layout,
+    /// Configuration fixed online or at a restart: file placement, growth.
+    Configuration,
+    /// Not declared (plugin rules, whose contract does not carry it).
+    #[default]
+    Unclassified,
+}
+
 /// What every rule declares about itself. The docs are the rule's doc comment, with the fixed
 /// headings What it checks / Why it matters / How to fix / References.
 #[derive(Debug)]
@@ -58,6 +78,11 @@ pub struct RuleMeta {
     pub name: &'static str,
     pub severity: Severity,
     pub summary: &'static str,
+    /// How directly its findings cost the server: the triage order of the text reports.
+    pub impact: Impact,
+    /// How the plan builder addresses its findings, in the order it tries them; empty: each
+    /// finding is a manual step with the rule's fix.
+    pub remedies: &'static [crate::plan::Remedy],
     pub needs: &'static [Need],
     pub params: &'static [ParamSpec],
     /// Raw doc comment lines (each with rustdoc's leading space); see [`RuleMeta::docs`].
@@ -376,6 +401,18 @@ pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
     })
 }
 
+/// The impact class a rule declares; plugin rules, which declare none, are unclassified.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impact {
+    () => {
+        $crate::rule::Impact::Unclassified
+    };
+    ($impact:ident) => {
+        $crate::rule::Impact::$impact
+    };
+}
+
 /// Declares a builtin rule: its doc comment is its documentation (What it checks / Why it
 /// matters / How to fix / References), feeding `spindle explain`, SARIF help and the README; its
 /// parameters become both the rule's [`ParamSpec`](crate::params::ParamSpec)s (what packs
@@ -390,6 +427,8 @@ pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
 ///         name: "partition-offset-alignment",
 ///         severity: Error,
 ///         summary: "Partition offsets are a multiple of the alignment boundary",
+///         impact: Layout,
+///         remedy: [Rebuild(Alignment)],
 ///         needs: [Partitions],
 ///         params: AlignmentParams {
 ///             alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary offsets must be a multiple of" },
@@ -408,6 +447,11 @@ pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
 /// `T` for a [`Choice`](crate::params::Choice) type (`bool` for `"no"`/`"yes"`, `Workload`). A
 /// rule without parameters writes `params: []` and its check takes
 /// `Ctx<'_, NoParams>`.
+///
+/// `impact:` is an [`Impact`] variant (every builtin rule declares one: a test holds it).
+/// `remedy:` lists the [`Remedy`](crate::plan::Remedy) values the plan builder addresses its
+/// findings with, in order (the variants of `Remedy` and of the enums inside it are in scope);
+/// without it, each finding is a manual step carrying the rule's fix.
 #[macro_export]
 macro_rules! declare_rule {
     (
@@ -417,14 +461,16 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $sev:ident,
             summary: $summary:literal,
+            $(impact: $impact:ident,)?
+            $(remedy: [$($remedy:expr),* $(,)?],)?
             needs: [$($need:ident),* $(,)?],
             params: [],
             check: $check:path $(,)?
         }
     ) => {
         $crate::declare_rule! {
-            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($need)*]
-            $crate::params::NoParams [] $check
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($impact)?] [$($($remedy),*)?]
+            [$($need)*] $crate::params::NoParams [] $check
         }
     };
     (
@@ -434,6 +480,8 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $sev:ident,
             summary: $summary:literal,
+            $(impact: $impact:ident,)?
+            $(remedy: [$($remedy:expr),* $(,)?],)?
             needs: [$($need:ident),* $(,)?],
             params: $params:ident {
                 $($pname:ident : {
@@ -467,13 +515,13 @@ macro_rules! declare_rule {
         }
 
         $crate::declare_rule! {
-            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($need)*]
-            $params [$({ $pname [$kind $(($($karg)*))?] $pdefault, $pdoc })*] $check
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($impact)?] [$($($remedy),*)?]
+            [$($need)*] $params [$({ $pname [$kind $(($($karg)*))?] $pdefault, $pdoc })*] $check
         }
     };
     (
         @static [$($doc:tt)*] $vis:vis $ident:ident $code:tt $name:tt $sev:ident $summary:tt
-        [$($need:ident)*] $params:ty [$({ $pname:ident [$($kind:tt)*] $pdefault:expr, $pdoc:tt })*]
+        [$($impact:ident)?] [$($remedy:expr),*] [$($need:ident)*] $params:ty [$({ $pname:ident [$($kind:tt)*] $pdefault:expr, $pdoc:tt })*]
         $check:path
     ) => {
         $vis static $ident: $crate::rule::BuiltinRule = $crate::rule::BuiltinRule {
@@ -482,6 +530,12 @@ macro_rules! declare_rule {
                 name: $name,
                 severity: $crate::finding::Severity::$sev,
                 summary: $summary,
+                impact: $crate::__impact!($($impact)?),
+                remedies: {
+                    #[allow(unused_imports)]
+                    use $crate::plan::{GrowthFrom::*, Manual::*, MoveReason::*, RebuildPart::*, Remedy::*};
+                    &[$($remedy),*]
+                },
                 needs: &[$($crate::rule::Need::$need),*],
                 params: &[$($crate::params::ParamSpec {
                     name: stringify!($pname),

@@ -94,6 +94,8 @@ fn member(fail: bool) -> Member {
             name: "grouped",
             severity: Severity::Error,
             summary: "test",
+            impact: spindle_core::rule::Impact::Unclassified,
+            remedies: &[],
             needs: &[],
             params: &[],
             raw_docs: "",

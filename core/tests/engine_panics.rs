@@ -156,6 +156,8 @@ fn member(code: &'static str) -> Member {
         name: "grouped",
         severity: Severity::Error,
         summary: "test",
+        impact: spindle_core::rule::Impact::Unclassified,
+        remedies: &[],
         needs: &[],
         params: &[],
         raw_docs: "",

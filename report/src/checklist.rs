@@ -383,6 +383,7 @@ mod tests {
             category: String::new(),
             summary: String::new(),
             docs: String::new(),
+            impact: Default::default(),
         }
     }
 

@@ -21,15 +21,19 @@ use crate::{HostContext, Render, Rendered, ReportWriter, RuleInfo, Summary};
 
 pub struct ConciseWriter<'w> {
     w: &'w mut dyn Write,
+    render: Arc<ConciseRender>,
 }
 
 impl<'w> ConciseWriter<'w> {
     pub fn new(w: &'w mut dyn Write) -> Self {
-        ConciseWriter { w }
+        ConciseWriter { w, render: Arc::new(ConciseRender { rules: vec![] }) }
     }
 }
 
-struct ConciseRender;
+struct ConciseRender {
+    /// The run's rules, from [`ReportWriter::begin`]: what the triage order reads.
+    rules: Vec<RuleInfo>,
+}
 
 fn finding_line(out: &mut Vec<u8>, view: &HostView, f: &Finding, waived: bool) -> io::Result<()> {
     writeln!(
@@ -60,7 +64,7 @@ impl Render for ConciseRender {
                     untrusted::message(&e.message)
                 )?;
             }
-            for g in groups(&report.findings, context.order) {
+            for g in groups(&report.findings, context.order, &self.rules) {
                 for f in g.findings {
                     finding_line(buf, view, f, false)?;
                 }
@@ -82,12 +86,13 @@ impl Render for ConciseRender {
 }
 
 impl ReportWriter for ConciseWriter<'_> {
-    fn begin(&mut self, _rules: &[RuleInfo]) -> io::Result<()> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        self.render = Arc::new(ConciseRender { rules: rules.to_vec() });
         Ok(())
     }
 
     fn renderer(&self) -> Arc<dyn Render> {
-        Arc::new(ConciseRender)
+        self.render.clone()
     }
 
     fn append(&mut self, host: &Rendered) -> io::Result<()> {

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use spindle_core::engine::{ActiveRule, HostReport};
 use spindle_core::finding::{BaselineState, Finding, NotApplicable, NotEvaluated, Severity};
-use spindle_core::rule::RuleMeta;
+use spindle_core::rule::{Impact, RuleMeta};
 use spindle_core::view::{EntityRef, HostView};
 
 pub use json::JsonWriter;
@@ -57,6 +57,9 @@ pub struct RuleInfo {
     pub summary: String,
     /// The full docs, Markdown (What it checks / Why it matters / How to fix / References).
     pub docs: String,
+    /// How directly its findings cost the server: the order the reports people read list them in.
+    #[serde(default)]
+    pub impact: Impact,
 }
 
 impl RuleInfo {
@@ -68,6 +71,7 @@ impl RuleInfo {
             category: category_of(code),
             summary: meta.summary.to_string(),
             docs: meta.docs(),
+            impact: meta.impact,
         }
     }
 
@@ -870,6 +874,7 @@ mod tests {
             category: "X".into(),
             summary: "s".into(),
             docs: "## What it checks\nA thing.\n\n## How to fix\nFix it.\n".into(),
+            impact: Default::default(),
         };
         assert_eq!(r.doc_section("What it checks"), Some("A thing."));
         assert_eq!(r.doc_section("How to fix"), Some("Fix it."));

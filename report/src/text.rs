@@ -71,6 +71,8 @@ pub struct TextWriter<'w> {
 struct TextRender {
     handler: GraphicalReportHandler,
     options: TextOptions,
+    /// The run's rules, from [`ReportWriter::begin`]: what the triage order reads.
+    rules: Vec<RuleInfo>,
 }
 
 impl<'w> TextWriter<'w> {
@@ -85,7 +87,7 @@ impl<'w> TextWriter<'w> {
             if options.colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
         let handler =
             GraphicalReportHandler::new_themed(theme).with_context_lines(1).with_width(options.width);
-        TextWriter { w, render: Arc::new(TextRender { handler, options }) }
+        TextWriter { w, render: Arc::new(TextRender { handler, options, rules: vec![] }) }
     }
 }
 
@@ -302,7 +304,7 @@ impl TextRender {
                 writeln!(out, "{}", self.wrap(&value, &format!("  {key:<10} "), &" ".repeat(13)))?;
             }
         }
-        let groups = groups::groups(&report.findings, context.order);
+        let groups = groups::groups(&report.findings, context.order, &self.rules);
         self.write_summary(out, report, &groups)?;
         if o.detail == Detail::Quiet {
             return writeln!(out);
@@ -565,7 +567,10 @@ pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<(String, Vec<String>)> {
 }
 
 impl ReportWriter for TextWriter<'_> {
-    fn begin(&mut self, _rules: &[RuleInfo]) -> io::Result<()> {
+    fn begin(&mut self, rules: &[RuleInfo]) -> io::Result<()> {
+        let r = &self.render;
+        self.render =
+            Arc::new(TextRender { handler: r.handler.clone(), options: r.options, rules: rules.to_vec() });
         Ok(())
     }
 

@@ -103,6 +103,7 @@ fn rules() -> Vec<RuleInfo> {
         category: String::new(),
         summary: String::new(),
         docs: String::new(),
+        impact: Default::default(),
     };
     vec![
         rule("TST001", "test-rule", Severity::Error),

@@ -45,6 +45,7 @@ fn rules() -> Vec<RuleInfo> {
             category: "TST".into(),
             summary: "Test facts are right".into(),
             docs: String::new(),
+            impact: Default::default(),
         })
         .collect()
 }

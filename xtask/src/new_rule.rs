@@ -285,6 +285,11 @@ declare_rule! {{
         name: "{name}",
         severity: Warning,
         summary: "TODO: one line on what passes, as the README's rule table shows it",
+        // TODO: Measured (harm seen on the server), Layout (a cause fixed with an outage) or
+        // Configuration (fixed online or at a restart): where the text reports rank findings.
+        impact: Configuration,
+        // The plan steps that fix its findings (spindle_core::plan::Remedy), e.g.
+        // `remedy: [Rebuild(Alignment)],`; without, each finding is a manual step with its fix.
         needs: [],
         params: [],
         check: check,

@@ -143,7 +143,7 @@ pub(crate) fn write(
         )?;
     }
     m.table_end(out)?;
-    write_findings(m, out, view, report, context.order)?;
+    write_findings(m, out, rules, view, report, context.order)?;
     write_waived(m, out, view, report)?;
     write_not_evaluated(m, out, report)
 }
@@ -155,11 +155,12 @@ fn label(m: &dyn Markup, f: &Finding, host: &str) -> String {
 fn write_findings(
     m: &dyn Markup,
     out: &mut Vec<u8>,
+    rules: &[RuleInfo],
     view: &HostView,
     report: &HostReport,
     order: Order,
 ) -> io::Result<()> {
-    let groups = groups(&report.findings, order);
+    let groups = groups(&report.findings, order, rules);
     if groups.is_empty() {
         return Ok(());
     }

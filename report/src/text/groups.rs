@@ -8,8 +8,9 @@ use std::collections::HashMap;
 
 use spindle_core::finding::{Finding, Severity};
 use spindle_core::gain::{Gain, rank_of};
+use spindle_core::rule::Impact;
 
-use crate::Order;
+use crate::{Order, RuleInfo};
 
 /// Findings of one rule with one cause: same code, severity and expected value.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub(crate) struct Group<'a> {
     pub severity: Severity,
     pub code: &'a str,
     pub rule: &'a str,
+    /// How directly the rule's findings cost the server, as the rule declares it.
+    pub impact: Impact,
     pub expected: Option<&'a str>,
     /// In the order the rule reported them.
     pub findings: Vec<&'a Finding>,
@@ -61,28 +64,12 @@ impl Group<'_> {
     }
 }
 
-/// How directly a rule's findings cost the server, from its code's category: 0 for measured harm
-/// (latency, a volume filling up), 1 for layout causes that take an outage to fix (alignment,
-/// striping, the file system's format, log and data on the same spindles), 2 for configuration
-/// (file placement, growth), 3 for anything else (plugin rules, categories spindle does not know).
-pub(crate) fn impact_tier(code: &str) -> u8 {
-    if code.contains('/') {
-        return 3;
-    }
-    let letters = code.find(|c: char| c.is_ascii_digit()).map_or(code, |n| &code[..n]);
-    match letters {
-        "LAT" | "CAP" => 0,
-        "ALN" | "STR" | "FMT" | "MED" => 1,
-        "PLC" | "GRW" => 2,
-        _ => 3,
-    }
-}
-
 /// The unwaived findings (those under a waiver that has expired count again) grouped, in triage
-/// order: severity (error first), then impact tier, then more entities first, then code; groups
+/// order: severity (error first), then the rule's [`Impact`] as `rules` (the run's rules)
+/// declare it, then more entities first, then code; groups
 /// still tied keep the order their first finding was reported in. By [`Order::Gain`], the groups
 /// with the largest expected gain come first, those with no estimate after them in triage order.
-pub(crate) fn groups(findings: &[Finding], order: Order) -> Vec<Group<'_>> {
+pub(crate) fn groups<'a>(findings: &'a [Finding], order: Order, rules: &[RuleInfo]) -> Vec<Group<'a>> {
     let mut out: Vec<Group<'_>> = vec![];
     let mut index: HashMap<(Severity, &str, Option<&str>), usize> = HashMap::new();
     for f in findings.iter().filter(|f| !f.is_waived()) {
@@ -91,10 +78,13 @@ pub(crate) fn groups(findings: &[Finding], order: Order) -> Vec<Group<'_>> {
             Some(&i) => out[i].findings.push(f),
             None => {
                 index.insert(key, out.len());
+                let impact =
+                    rules.iter().find(|r| r.code == f.code).map_or(Impact::Unclassified, |r| r.impact);
                 out.push(Group {
                     severity: f.severity,
                     code: &f.code,
                     rule: &f.rule,
+                    impact,
                     expected: f.expected.as_deref(),
                     findings: vec![f],
                 });
@@ -109,7 +99,7 @@ pub(crate) fn groups(findings: &[Finding], order: Order) -> Vec<Group<'_>> {
         };
         by_gain
             .then(b.severity.cmp(&a.severity))
-            .then(impact_tier(a.code).cmp(&impact_tier(b.code)))
+            .then(a.impact.cmp(&b.impact))
             .then(b.findings.len().cmp(&a.findings.len()))
             .then(a.code.cmp(b.code))
     });
@@ -141,8 +131,26 @@ mod tests {
         }
     }
 
+    /// The run's rules: made-up codes, so that nothing can be read from their letters.
+    fn rules() -> Vec<RuleInfo> {
+        [("HRM001", Impact::Measured), ("HRM002", Impact::Measured), ("LAY001", Impact::Layout)]
+            .into_iter()
+            .chain([("LAY002", Impact::Layout), ("CFG001", Impact::Configuration)])
+            .chain([("CFG002", Impact::Configuration), ("acme/NAM001", Impact::Unclassified)])
+            .map(|(code, impact)| RuleInfo {
+                code: code.into(),
+                name: format!("rule-{code}"),
+                severity: Severity::Warning,
+                category: String::new(),
+                summary: String::new(),
+                docs: String::new(),
+                impact,
+            })
+            .collect()
+    }
+
     fn order(findings: &[Finding]) -> Vec<(Severity, String, usize)> {
-        groups(findings, Order::Triage)
+        groups(findings, Order::Triage, &rules())
             .iter()
             .map(|g| (g.severity, g.code.to_string(), g.findings.len()))
             .collect()
@@ -152,51 +160,52 @@ mod tests {
     fn severity_then_impact_then_entities_then_code() {
         use Severity::*;
         let findings = vec![
-            f("GRW001", Warning, "a", "x", "fix"),
-            f("GRW001", Warning, "b", "x", "fix"),
-            f("PLC002", Warning, "a", "x", "fix"),
-            f("ALN001", Error, "p1", "x", "fix"),
-            f("ALN001", Error, "p2", "x", "fix"),
-            f("LAT001", Error, "d", "x", "fix"),
-            f("LAT001", Warning, "e", "x", "fix"),
-            f("FMT001", Warning, "v", "x", "fix"),
+            f("CFG001", Warning, "a", "x", "fix"),
+            f("CFG001", Warning, "b", "x", "fix"),
+            f("CFG002", Warning, "a", "x", "fix"),
+            f("LAY001", Error, "p1", "x", "fix"),
+            f("LAY001", Error, "p2", "x", "fix"),
+            f("HRM001", Error, "d", "x", "fix"),
+            f("HRM001", Warning, "e", "x", "fix"),
+            f("LAY002", Warning, "v", "x", "fix"),
             f("acme/NAM001", Error, "h", "x", "fix"),
-            f("CAP001", Note, "v", "x", "fix"),
-            f("STR004", Warning, "r1", "x", "fix"),
-            f("STR004", Warning, "r2", "x", "fix"),
+            f("HRM002", Note, "v", "x", "fix"),
+            f("LAY003", Warning, "r1", "x", "fix"),
+            f("LAY003", Warning, "r2", "x", "fix"),
+            f("LAY003", Warning, "r3", "x", "fix"),
         ];
         let o: Vec<(Severity, String, usize)> = order(&findings);
         let codes: Vec<&str> = o.iter().map(|(_, c, _)| c.as_str()).collect();
         assert_eq!(
             codes,
             [
-                "LAT001",      // error, measured harm
-                "ALN001",      // error, layout
-                "acme/NAM001", // error, unknown impact
-                "LAT001",      // warning, measured harm
-                "STR004",      // warning, layout, 2 entities
-                "FMT001",      // warning, layout, 1 entity
-                "GRW001",      // warning, configuration, 2 entities
-                "PLC002",      // warning, configuration, 1 entity
-                "CAP001",      // note
+                "HRM001",      // error, measured harm
+                "LAY001",      // error, layout
+                "acme/NAM001", // error, unclassified
+                "HRM001",      // warning, measured harm
+                "LAY002",      // warning, layout, 1 entity
+                "CFG001",      // warning, configuration, 2 entities
+                "CFG002",      // warning, configuration, 1 entity
+                "LAY003",      // warning, not among the run's rules: unclassified, whatever its letters
+                "HRM002",      // note
             ]
         );
-        assert_eq!(o[1], (Error, "ALN001".into(), 2));
+        assert_eq!(o[1], (Error, "LAY001".into(), 2));
     }
 
     #[test]
     fn one_group_per_cause_and_waived_findings_stay_out() {
         use Severity::*;
-        let mut waived = f("PLC004", Warning, "t9", "v", "fix");
+        let mut waived = f("CFG001", Warning, "t9", "v", "fix");
         waived.waiver =
             Some(AppliedWaiver { reason: "r".into(), expires: None, source: "p".into(), expired: false });
-        let mut expired = f("PLC004", Warning, "t8", "v", "fix");
+        let mut expired = f("CFG001", Warning, "t8", "v", "fix");
         expired.waiver =
             Some(AppliedWaiver { reason: "r".into(), expires: None, source: "p".into(), expired: true });
         let mut findings: Vec<Finding> =
-            (1..=7).map(|i| f("PLC004", Warning, &format!("t{i}"), "v", "fix")).collect();
-        findings.extend([waived, expired, f("PLC004", Warning, "x", "another value", "fix")]);
-        let g = groups(&findings, Order::Triage);
+            (1..=7).map(|i| f("CFG001", Warning, &format!("t{i}"), "v", "fix")).collect();
+        findings.extend([waived, expired, f("CFG001", Warning, "x", "another value", "fix")]);
+        let g = groups(&findings, Order::Triage, &rules());
         assert_eq!(g.len(), 2, "{g:?}");
         assert_eq!(g[0].findings.len(), 8, "seven files and the one whose waiver expired");
         assert_eq!(g[1].expected, Some("another value"));
@@ -207,23 +216,12 @@ mod tests {
     fn distinct_fixes_are_listed_once_each_with_their_entities() {
         use Severity::*;
         let findings = vec![
-            f("GRW001", Warning, "a", "x", "fix a"),
-            f("GRW001", Warning, "b", "x", "fix b"),
-            f("GRW001", Warning, "c", "x", "fix a"),
+            f("CFG001", Warning, "a", "x", "fix a"),
+            f("CFG001", Warning, "b", "x", "fix b"),
+            f("CFG001", Warning, "c", "x", "fix a"),
         ];
-        let g = groups(&findings, Order::Triage);
+        let g = groups(&findings, Order::Triage, &rules());
         assert_eq!(g[0].fixes(), [("fix a", vec![0, 2]), ("fix b", vec![1])]);
         assert!(!g[0].one_message());
-    }
-
-    #[test]
-    fn tiers() {
-        assert_eq!(impact_tier("LAT003"), 0);
-        assert_eq!(impact_tier("CAP001"), 0);
-        assert_eq!(impact_tier("ALN004"), 1);
-        assert_eq!(impact_tier("MED001"), 1);
-        assert_eq!(impact_tier("GRW002"), 2);
-        assert_eq!(impact_tier("acme/LAT001"), 3, "a plugin's code is not a builtin category");
-        assert_eq!(impact_tier("XYZ"), 3);
     }
 }

@@ -53,6 +53,8 @@ declare_rule! {
         name: "offset-stripe-unit",
         severity: Error,
         summary: "Partition offsets are a whole multiple of the stripe unit under them",
+        impact: Layout,
+        remedy: [Rebuild(Alignment), Manual(AskStorageTeam)],
         needs: [Partitions],
         params: [],
         check: check,

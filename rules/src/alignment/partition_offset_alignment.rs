@@ -55,6 +55,8 @@ declare_rule! {
         name: "partition-offset-alignment",
         severity: Error,
         summary: "Partition offsets are a multiple of 64 KiB",
+        impact: Layout,
+        remedy: [Rebuild(Alignment)],
         needs: [Partitions],
         params: PartitionOffsetAlignmentParams {
             alignment_bytes: { kind: Bytes, default: Num(65536.0), doc: "Boundary every partition offset must be a multiple of." },

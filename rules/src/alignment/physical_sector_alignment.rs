@@ -47,6 +47,8 @@ declare_rule! {
         name: "physical-sector-alignment",
         severity: Error,
         summary: "Partition offsets are a multiple of the disk's physical sector size",
+        impact: Layout,
+        remedy: [Rebuild(Alignment)],
         needs: [Partitions, Disks],
         params: [],
         check: check,

@@ -54,6 +54,8 @@ declare_rule! {
         name: "stripe-unit-allocation-unit",
         severity: Error,
         summary: "The stripe unit under a volume is a whole multiple of its allocation unit",
+        impact: Layout,
+        remedy: [Manual(AskStorageTeam)],
         needs: [Volumes],
         params: [],
         check: check,

@@ -45,6 +45,8 @@ declare_rule! {
         name: "volume-free-space",
         severity: Warning,
         summary: "Volumes holding database files keep at least 20 % free",
+        impact: Measured,
+        remedy: [Manual(AskPlatformTeam)],
         needs: [Volumes, DatabaseFiles],
         params: VolumeFreeSpaceParams {
             min_free_percent: { kind: Percent, default: Num(20.0), doc: "Least share of a volume's size that must be free." },

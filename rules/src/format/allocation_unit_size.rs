@@ -70,6 +70,8 @@ declare_rule! {
         name: "allocation-unit-size",
         severity: Warning,
         summary: "NTFS and ReFS volumes holding data and log files use 64 KiB clusters",
+        impact: Layout,
+        remedy: [Rebuild(AllocationUnit)],
         needs: [Volumes, DatabaseFiles],
         params: AllocationUnitSizeParams {
             allocation_unit_bytes: { kind: Bytes, default: Num(65536.0), doc: "Cluster size expected on NTFS and ReFS volumes holding data, log and tempdb files." },

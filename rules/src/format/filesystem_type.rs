@@ -63,6 +63,8 @@ declare_rule! {
         name: "filesystem-type",
         severity: Warning,
         summary: "Database volumes use NTFS or ReFS on Windows, XFS (or ext4) on Linux",
+        impact: Layout,
+        remedy: [Rebuild(Filesystem)],
         needs: [Volumes, DatabaseFiles],
         params: [],
         check: check,

@@ -44,6 +44,8 @@ declare_rule! {
         name: "linux-mount-options",
         severity: Warning,
         summary: "Linux volumes holding data and log files are mounted with noatime",
+        impact: Layout,
+        remedy: [MountOptions],
         needs: [Volumes, DatabaseFiles],
         params: [],
         check: check,

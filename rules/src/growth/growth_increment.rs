@@ -52,6 +52,8 @@ declare_rule! {
         name: "growth-increment",
         severity: Warning,
         summary: "Fixed file growth is at least 64 MiB",
+        impact: Configuration,
+        remedy: [FixedGrowth(ExpectedIncrement)],
         needs: [DatabaseFiles],
         params: GrowthIncrementParams {
             min_growth_bytes: { kind: Bytes, default: Num(67108864.0), doc: "Smallest fixed growth increment accepted for any data or log file." },

@@ -57,6 +57,8 @@ declare_rule! {
         name: "instant-file-initialization",
         severity: Warning,
         summary: "Instant file initialization is enabled",
+        impact: Configuration,
+        remedy: [Manual(AtRestart)],
         needs: [SqlInstances],
         params: [],
         check: check,

@@ -49,6 +49,8 @@ declare_rule! {
         name: "no-percent-growth",
         severity: Warning,
         summary: "No database file grows by a percentage",
+        impact: Configuration,
+        remedy: [FixedGrowth(NextPercentGrowth)],
         needs: [DatabaseFiles],
         params: [],
         check: check,

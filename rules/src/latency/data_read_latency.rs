@@ -69,6 +69,8 @@ declare_rule! {
         name: "data-read-latency",
         severity: Warning,
         summary: "Data files average at most 20 ms per read",
+        impact: Measured,
+        remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles],
         params: DataReadLatencyParams {
             warn_ms: { kind: Ms, default: Num(20.0), doc: "Most a data file's average read stall may be; above it earns a warning." },

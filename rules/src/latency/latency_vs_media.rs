@@ -91,6 +91,8 @@ declare_rule! {
         name: "latency-vs-media",
         severity: Warning,
         summary: "File latency is within a few times the floor of the media under it",
+        impact: Measured,
+        remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles, Volumes, Disks],
         params: LatencyVsMediaParams {
             factor: { kind: Factor, default: Num(4.0), doc: "How many times the media's floor an average may reach before it means queueing or contention." },

@@ -65,6 +65,8 @@ declare_rule! {
         name: "log-write-latency",
         severity: Warning,
         summary: "Log files average less than 5 ms per write",
+        impact: Measured,
+        remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles],
         params: LogWriteLatencyParams {
             warn_ms: { kind: Ms, default: Num(5.0), doc: "Average write stall of a log file that earns a warning." },

@@ -93,6 +93,8 @@ declare_rule! {
         name: "log-shares-spindles",
         severity: Warning,
         summary: "On HDDs, a database's log does not share physical disks with its data files",
+        impact: Layout,
+        remedy: [MoveFiles(SharedSpindles)],
         needs: [Volumes, DatabaseFiles, Disks],
         params: LogSharesSpindlesParams {
             include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },

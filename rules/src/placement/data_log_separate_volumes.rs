@@ -69,6 +69,8 @@ declare_rule! {
         name: "data-log-separate-volumes",
         severity: Warning,
         summary: "A database's log files are on a different volume from its data files",
+        impact: Configuration,
+        remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles],
         params: DataLogSeparateVolumesParams {
             include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases only (\"no\")." },

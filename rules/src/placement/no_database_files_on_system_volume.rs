@@ -62,6 +62,8 @@ declare_rule! {
         name: "no-database-files-on-system-volume",
         severity: Warning,
         summary: "No user database or tempdb file is on the operating system volume",
+        impact: Configuration,
+        remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles, Volumes],
         params: NoDatabaseFilesOnSystemVolumeParams {
             include_system_databases: { kind: Choice(bool), default: Text("no"), doc: "Also judge master, model and msdb (\"yes\"), or user databases and tempdb only (\"no\")." },

@@ -55,6 +55,8 @@ declare_rule! {
         name: "single-log-file",
         severity: Warning,
         summary: "Each database has a single log file",
+        impact: Configuration,
+        remedy: [RemoveExtraLogFiles],
         needs: [DatabaseFiles],
         params: SingleLogFileParams {
             max_log_files: { kind: Count, default: Num(1.0), doc: "Log files a database may have." },

@@ -74,6 +74,8 @@ declare_rule! {
         name: "tempdb-data-files",
         severity: Warning,
         summary: "tempdb has one data file per logical CPU up to 8, all of equal size and growth",
+        impact: Configuration,
+        remedy: [AddTempdbDataFiles],
         needs: [DatabaseFiles],
         params: TempdbDataFilesParams {
             start_files: { kind: Count, default: Num(8.0), doc: "Data files up to which there is one per logical CPU; the starting count above that many CPUs." },

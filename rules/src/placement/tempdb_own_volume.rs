@@ -60,6 +60,8 @@ declare_rule! {
         name: "tempdb-own-volume",
         severity: Warning,
         summary: "tempdb's files share no volume with user database files",
+        impact: Configuration,
+        remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles],
         params: [],
         check: check,

@@ -1,11 +1,11 @@
 //! Online changes to files and mounts, and file moves: tempdb's data files and a database's log
-//! files (PLC005, PLC003, whose fixes are T-SQL already written for the host), `noatime`
-//! (FMT004), and moving files to another volume (PLC001, PLC002, PLC004, MED001, STR003).
+//! files (whose rules' fixes are T-SQL already written for the host), `noatime`, and moving
+//! files to another volume ([`Remedy::MoveFiles`]).
 
 use std::collections::BTreeSet;
 
 use spindle_core::facts::{DatabaseRole, DbFile, FileType, Growth, Volume};
-use spindle_core::plan::{Command, Phase, Step};
+use spindle_core::plan::{Command, MoveReason, Phase, Remedy, Step};
 use spindle_core::view::{DatabaseView, HostView, Located};
 
 use super::Builder;
@@ -37,27 +37,29 @@ pub(super) fn fenced(fix: &str, lang: &str) -> Vec<String> {
     out
 }
 
-/// PLC005 and PLC003: their fixes are the T-SQL, written for this host by the rule.
+/// tempdb's data files and a database's extra log files: the rules' fixes are the T-SQL,
+/// written for this host by the rule.
 pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
-    for (i, f) in b.open(&["PLC005", "PLC003"]) {
+    for (i, f, remedy) in b.open(|r| matches!(r, Remedy::AddTempdbDataFiles | Remedy::RemoveExtraLogFiles)) {
+        let tempdb = remedy == Remedy::AddTempdbDataFiles;
         let blocks = fenced(&f.fix, "sql");
         if blocks.is_empty() {
             continue;
         }
         let Subject::Database(dv) = subject::of(b.view, &f.entity.key) else { continue };
         let adds = blocks.iter().map(|bl| bl.matches(" ADD FILE ").count()).sum::<usize>();
-        if f.code == "PLC005" && adds > 0 {
+        if tempdb && adds > 0 {
             tempdb_adds(b, i, dv, adds);
             continue;
         }
-        let (title, why) = match f.code.as_str() {
-            "PLC005" => (
+        let (title, why) = match tempdb {
+            true => (
                 "Even out tempdb's data files".to_string(),
                 "tempdb allocates from its data files in proportion to their free space: as many \
                  files as the rule expects, all the same size and growth, spread allocation \
                  contention evenly. Added files are used at once; removed ones once emptied.",
             ),
-            _ => (
+            false => (
                 format!("Keep one log file in {}", dv.db.name),
                 "The log is written sequentially, one file after the other: files beyond the first \
                  add no throughput, only recovery time. A log file can be removed once it holds no \
@@ -66,7 +68,7 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
         };
         let mut step = Step::new(Phase::Online, title, why);
         step.commands = blocks.into_iter().map(Command::tsql).collect();
-        step.preconditions.push(if f.code == "PLC005" {
+        step.preconditions.push(if tempdb {
             "A quiet period. No backup: tempdb is recreated at every restart.".into()
         } else {
             "A log backup just taken (full recovery model), and a quiet period.".into()
@@ -78,9 +80,9 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
     }
 }
 
-/// FMT004: `noatime` applied with a remount, and the line for `/etc/fstab`.
+/// `noatime` applied with a remount, and the line for `/etc/fstab`.
 pub(super) fn mount_options(b: &mut Builder<'_>) {
-    for (i, f) in b.open(&["FMT004"]) {
+    for (i, f, _) in b.open(|r| r == Remedy::MountOptions) {
         let Subject::Volume(v) = subject::of(b.view, &f.entity.key) else { continue };
         let Some(at) = linux_mount(v) else { continue };
         let mount = sh_word(at);
@@ -126,11 +128,11 @@ fn role_of(dv: &DatabaseView, f: &DbFile) -> Role {
 /// volume with no data file, tempdb's own volume or a cloud VM's temporary disk, a data volume
 /// with no log) is the target; with none, provisioning one is a manual step.
 pub(super) fn moves(b: &mut Builder<'_>) {
-    let open = b.open(&["PLC001", "PLC002", "PLC004", "MED001", "STR003"]);
+    let open = b.open(|r| matches!(r, Remedy::MoveFiles(_)));
     // One step per database: it goes offline once for all its files.
     type Files<'v> = Vec<(usize, &'v Located<DbFile>)>;
     let mut by_db: Vec<(&DatabaseView, Files<'_>)> = vec![];
-    for (i, f) in open {
+    for (i, f, _) in open {
         let Subject::File(dv, file) = subject::of(b.view, &f.entity.key) else { continue };
         match by_db.iter_mut().find(|(d, _)| std::ptr::eq(*d, dv)) {
             Some((_, v)) => v.push((i, file)),
@@ -138,7 +140,7 @@ pub(super) fn moves(b: &mut Builder<'_>) {
         }
     }
     for (dv, files) in by_db {
-        // One entry per file, with every finding about it (PLC002 and MED001 can name the same log).
+        // One entry per file, with every finding about it (a log can be both on the data's volume and on its spindles).
         let mut per_file: Vec<(Vec<usize>, &Located<DbFile>)> = vec![];
         for &(i, file) in &files {
             match per_file.iter_mut().find(|(_, f)| std::ptr::eq(*f, file)) {
@@ -151,8 +153,9 @@ pub(super) fn moves(b: &mut Builder<'_>) {
         for (idx, file) in per_file {
             let role = role_of(dv, file);
             let from = b.view.volume_of_file(file).ok();
-            // A log moved because it shares spindles with the data (MED001) must land on others.
-            let shares_spindles = idx.iter().any(|&i| b.findings[i].code == "MED001");
+            // A log moved because it shares spindles with the data must land on others.
+            let shares_spindles =
+                idx.iter().any(|&i| b.remedies(i).contains(&Remedy::MoveFiles(MoveReason::SharedSpindles)));
             let avoid = if shares_spindles { data_disks(b.view, dv) } else { None };
             match target(b.view, role, from.map(|v| &v.item), avoid.as_ref()) {
                 Some((v, folder)) => targets.push((idx, file, v, folder)),
@@ -387,16 +390,15 @@ fn file_names(dv: &DatabaseView) -> Vec<&str> {
     out
 }
 
-/// PLC005's added tempdb files, where the plan puts tempdb and with the growth the plan gives
+/// The tempdb data files a rule adds, where the plan puts tempdb and with the growth the plan gives
 /// its files: on the volume tempdb moves to when it moves (in words, once that volume exists,
 /// when no volume of the host is fit for it), else beside its first data file.
 fn tempdb_adds(b: &mut Builder<'_>, i: usize, dv: &DatabaseView, adds: usize) {
     let data: Vec<&Located<DbFile>> =
         dv.files.iter().flatten().filter(|f| f.file_type == FileType::Rows).collect();
     let Some(first) = data.first() else { return };
-    let moves = ["PLC001", "PLC002", "PLC004", "MED001", "STR003"];
-    let moving = b.open(&moves).iter().any(
-        |(_, f)| matches!(subject::of(b.view, &f.entity.key), Subject::File(d, _) if std::ptr::eq(d, dv)),
+    let moving = b.open(|r| matches!(r, Remedy::MoveFiles(_))).iter().any(
+        |(_, f, _)| matches!(subject::of(b.view, &f.entity.key), Subject::File(d, _) if std::ptr::eq(d, dv)),
     );
     let from = b.view.volume_of_file(first).ok().map(|v| &v.item);
     let target = if moving { target(b.view, Role::Tempdb, from, None) } else { None };

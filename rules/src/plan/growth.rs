@@ -1,8 +1,8 @@
-//! Growth settings (GRW001, GRW002): one online step that gives every file the fixed increment
+//! Growth settings ([`Remedy::FixedGrowth`]): one online step that gives every file the fixed increment
 //! its rule suggests, with the statements that put the old settings back.
 
 use spindle_core::facts::Growth;
-use spindle_core::plan::{Command, Phase, Step};
+use spindle_core::plan::{Command, GrowthFrom, Phase, Remedy, Step};
 use spindle_core::units;
 
 use super::Builder;
@@ -18,15 +18,17 @@ type NewGrowth = (String, String, u64, Option<Growth>, Vec<usize>);
 pub(super) fn steps(b: &mut Builder<'_>) {
     // Per file: the largest increment any of its findings asks for.
     let mut files: Vec<NewGrowth> = vec![];
-    for (i, f) in b.open(&["GRW001", "GRW002"]) {
+    for (i, f, remedy) in b.open(|r| matches!(r, Remedy::FixedGrowth(_))) {
         let Subject::File(dv, file) = subject::of(b.view, &f.entity.key) else { continue };
         // A name commands cannot quote safely leaves its finding to a manual step of its own.
         if !Builder::safe(&[&dv.db.name, &file.logical_name]) {
             continue;
         }
-        let mib = match (f.code.as_str(), file.growth) {
-            ("GRW001", Some(Growth::Percent(p))) => suggested_mib(file.size_bytes.map(|s| next_growth(s, p))),
-            // GRW002's expected value is the minimum increment it holds files to.
+        let mib = match (remedy, file.growth) {
+            (Remedy::FixedGrowth(GrowthFrom::NextPercentGrowth), Some(Growth::Percent(p))) => {
+                suggested_mib(file.size_bytes.map(|s| next_growth(s, p)))
+            }
+            // The expected value is the minimum increment the rule holds files to.
             _ => f.expected_quantity.map_or(64, |q| mib_ceil(q.value as u64)).max(1),
         };
         match files.iter_mut().find(|e| e.0 == dv.db.name && e.1 == file.logical_name) {

@@ -1,8 +1,8 @@
 //! What no tool does safely: each finding left is a step in words, its rule's (or plugin's)
-//! fix as the instructions. A builtin rule's fix that takes effect at a restart (GRW003's
-//! privilege) stays in that phase.
+//! fix as the instructions, and what its [`Manual`] remedy adds. A fix that takes effect at a
+//! restart (a privilege granted) stays in that phase.
 
-use spindle_core::plan::{Phase, Step};
+use spindle_core::plan::{Manual, Phase, Remedy, Step};
 
 use super::Builder;
 
@@ -11,17 +11,21 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     for i in left {
         let f = b.findings[i];
         let builtin = !f.code.contains('/');
-        let phase = if builtin && f.code == "GRW003" { Phase::Restart } else { Phase::Manual };
-        let who = match f.code.as_str() {
-            "STR004" | "ALN002" | "ALN003" => {
+        let manual = b.remedies(i).iter().find_map(|r| match r {
+            Remedy::Manual(m) => Some(*m),
+            _ => None,
+        });
+        let phase = if manual == Some(Manual::AtRestart) { Phase::Restart } else { Phase::Manual };
+        let who = match manual {
+            Some(Manual::AskStorageTeam) => {
                 " Ask the storage team for the stripe unit (chunk) of the RAID set or LUN."
             }
-            "LAT001" | "LAT002" | "LAT003" => {
-                " Measure again after the changes above: they may be the cause."
+            Some(Manual::MeasureAgain) => " Measure again after the changes above: they may be the cause.",
+            Some(Manual::AskPlatformTeam) => {
+                " Ask the platform team to extend the volume, or move files off it."
             }
-            "CAP001" => " Ask the platform team to extend the volume, or move files off it.",
             _ if !builtin => " The rule comes from a plugin: its fix is shown as it wrote it.",
-            _ => "",
+            Some(Manual::AtRestart) | None => "",
         };
         let mut step =
             Step::new(phase, format!("{}: {}", f.code, f.entity.label), format!("{}.{who}", f.message));

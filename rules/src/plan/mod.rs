@@ -20,7 +20,7 @@ mod tests;
 use spindle_core::facts::OsFamily;
 use spindle_core::facts::Volume;
 use spindle_core::finding::Finding;
-use spindle_core::plan::{Addressed, Phase, Plan, Step};
+use spindle_core::plan::{Addressed, Phase, Plan, Remedy, Step};
 use spindle_core::quote::{self, Audit};
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
@@ -35,11 +35,16 @@ pub struct PlanOptions {
 /// The plan for one host's findings: every unwaived finding is addressed by a step, automatic
 /// where spindle can write the commands safely, manual where it cannot.
 pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Plan {
+    let rules = crate::all();
+    let remedies_of = |f: &Finding| -> &'static [Remedy] {
+        rules.binary_search_by(|r| r.meta.code.cmp(f.code.as_str())).map_or(&[], |at| rules[at].meta.remedies)
+    };
     let mut b = Builder {
         view,
         linux: view.host.os_family == Some(OsFamily::Linux),
         findings: findings.iter().filter(|f| !f.is_waived()).collect(),
-        waived: findings.iter().filter(|f| f.is_waived()).collect(),
+        remedies: findings.iter().filter(|f| !f.is_waived()).map(remedies_of).collect(),
+        waived: findings.iter().filter(|f| f.is_waived()).map(|f| (f, remedies_of(f))).collect(),
         used: vec![],
         steps: vec![],
         unit: 0,
@@ -75,9 +80,11 @@ pub(crate) struct Builder<'v> {
     pub view: &'v HostView,
     pub linux: bool,
     pub findings: Vec<&'v Finding>,
-    /// The waived findings: a step that rebuilds a volume anyway names the waivers it could
-    /// lift at no extra cost.
-    pub waived: Vec<&'v Finding>,
+    /// The remedies each finding's rule declares, by index into `findings` (none for a plugin's).
+    remedies: Vec<&'static [Remedy]>,
+    /// The waived findings, with their rules' remedies: a step that rebuilds a volume anyway
+    /// names the waivers it could lift at no extra cost.
+    pub waived: Vec<(&'v Finding, &'static [Remedy])>,
     used: Vec<bool>,
     pub steps: Vec<Step>,
     /// The unit the next step joins (see [`Step::unit`]).
@@ -94,14 +101,20 @@ pub(crate) struct Builder<'v> {
 }
 
 impl<'v> Builder<'v> {
-    /// The findings of these rules no step addresses yet, with their index.
-    pub fn open(&self, codes: &[&str]) -> Vec<(usize, &'v Finding)> {
+    /// The findings no step addresses yet whose rule declares a remedy `wanted` accepts, with
+    /// their index and that remedy (the first accepted, in the rule's order).
+    pub fn open(&self, wanted: impl Fn(Remedy) -> bool) -> Vec<(usize, &'v Finding, Remedy)> {
         self.findings
             .iter()
             .enumerate()
-            .filter(|(i, f)| !self.used[*i] && codes.contains(&f.code.as_str()))
-            .map(|(i, f)| (i, *f))
+            .filter(|(i, _)| !self.used[*i])
+            .filter_map(|(i, f)| self.remedies[i].iter().copied().find(|r| wanted(*r)).map(|r| (i, *f, r)))
             .collect()
+    }
+
+    /// The remedies the rule of finding `i` declares.
+    pub fn remedies(&self, i: usize) -> &'static [Remedy] {
+        self.remedies[i]
     }
 
     /// Marks findings as addressed by `step` and adds it. `names` are the names from the

@@ -1,11 +1,11 @@
-//! Volumes that must be rebuilt: a partition recreated at an aligned offset (ALN001, ALN002,
-//! ALN004), a volume formatted with other clusters or another filesystem (FMT001, FMT003), a
-//! Storage Spaces virtual disk recreated with other columns or interleave (STR001, STR002). All
+//! Volumes that must be rebuilt ([`Remedy::Rebuild`]): a partition recreated at an aligned
+//! offset, a volume formatted with other clusters or another filesystem, a Storage Spaces
+//! virtual disk recreated with other columns or interleave. All
 //! of a volume's changes are made in one rebuild, and volumes whose databases overlap share one
 //! outage: databases offline, every volume copied off, rebuilt, copied back, databases online.
 
 use spindle_core::facts::{DatabaseRole, Partition, VirtualDisk, Volume};
-use spindle_core::plan::{Command, Phase, Step};
+use spindle_core::plan::{Command, Phase, RebuildPart, Remedy, Step};
 use spindle_core::quote::{self, checked_path, ps_native_path};
 use spindle_core::units;
 use spindle_core::view::{DatabaseView, HostView, Located};
@@ -35,7 +35,8 @@ pub(super) struct Rebuild<'v> {
 pub(super) fn steps(b: &mut Builder<'_>) {
     let view = b.view;
     let mut rebuilds: Vec<Rebuild<'_>> = vec![];
-    for (i, f) in b.open(&["ALN001", "ALN002", "ALN004", "FMT001", "FMT003", "STR001", "STR002"]) {
+    for (i, f, remedy) in b.open(|r| matches!(r, Remedy::Rebuild(_))) {
+        let Remedy::Rebuild(part) = remedy else { continue };
         let expected = f.expected_quantity.map(|q| q.value);
         match subject::of(view, &f.entity.key) {
             Subject::Partition(p) => {
@@ -49,7 +50,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
             }
             Subject::Volume(v) => {
                 let r = slot(&mut rebuilds, v);
-                if f.code == "FMT001" {
+                if part == RebuildPart::AllocationUnit {
                     r.cluster_bytes = expected.map(|e| e as u64).or(Some(65_536));
                 } else {
                     r.filesystem = Some(if b.linux { "xfs" } else { "NTFS" }.to_string());
@@ -60,7 +61,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
                 for v in subject::volumes_on_virtual_disk(view, vd) {
                     let r = slot(&mut rebuilds, v);
                     let (mut cols, mut inter) = r.virtual_disk.map_or((None, None), |x| (x.1, x.2));
-                    if f.code == "STR001" {
+                    if part == RebuildPart::Columns {
                         cols = expected.map(|e| e as u32);
                     } else {
                         inter = expected.map(|e| e as u64);
@@ -605,7 +606,8 @@ fn waived_alignment(b: &Builder<'_>, r: &Rebuild<'_>) -> String {
     let waived: Vec<String> = b
         .waived
         .iter()
-        .filter(|f| ["ALN001", "ALN002", "ALN004"].contains(&f.code.as_str()))
+        .filter(|(_, remedies)| remedies.contains(&Remedy::Rebuild(RebuildPart::Alignment)))
+        .map(|(f, _)| *f)
         .filter(|f| parts.iter().any(|p| p.key == f.entity.key))
         .map(|f| {
             let w = f.waiver.as_ref();

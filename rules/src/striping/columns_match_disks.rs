@@ -60,6 +60,8 @@ declare_rule! {
         name: "columns-match-disks",
         severity: Warning,
         summary: "Storage Spaces virtual disks stripe over every disk of their pool",
+        impact: Layout,
+        remedy: [Rebuild(Columns)],
         needs: [VirtualDisks, StoragePools],
         params: ColumnsMatchDisksParams {
             mirror_data_copies: { kind: Count, default: Num(2.0), doc: "Data copies assumed for a Mirror space (2 two-way, 3 three-way): its columns can be at most the pool's disks divided by this." },

@@ -45,6 +45,8 @@ declare_rule! {
         name: "interleave-for-workload",
         severity: Warning,
         summary: "Storage Spaces interleave is 64 KiB for OLTP, 256 KiB for a data warehouse",
+        impact: Layout,
+        remedy: [Rebuild(Interleave)],
         needs: [VirtualDisks],
         params: InterleaveForWorkloadParams {
             workload: { kind: Choice(Workload), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },

@@ -61,6 +61,8 @@ declare_rule! {
         name: "log-on-striped-volume",
         severity: Warning,
         summary: "Transaction logs sit on volumes striped over several disks when the disks allow it",
+        impact: Layout,
+        remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles, Volumes],
         params: LogOnStripedVolumeParams {
             min_stripe_disks: { kind: Count, default: Num(2.0), doc: "Disks (columns, stripes) a log volume must be striped over, when the disks under it allow as many." },

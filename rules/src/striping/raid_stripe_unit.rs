@@ -63,6 +63,8 @@ declare_rule! {
         name: "raid-stripe-unit",
         severity: Warning,
         summary: "RAID stripe units are 64 KiB for OLTP, 256 KiB for a data warehouse",
+        impact: Layout,
+        remedy: [Manual(AskStorageTeam)],
         needs: [RaidSets],
         params: RaidStripeUnitParams {
             workload: { kind: Choice(Workload), default: Text("oltp"), doc: "Workload assumed when no pack declares one." },
