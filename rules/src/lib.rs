@@ -2,25 +2,29 @@
 //!
 //! Codes are stable: a code is never reused for a different check.
 
+// codegen:begin(categories): written by `cargo xtask codegen` from the rule files
 pub mod alignment;
 pub mod capacity;
-mod commands;
 pub mod format;
-mod gain;
 pub mod growth;
 pub mod latency;
 pub mod media;
 pub mod placement;
+pub mod striping;
+// codegen:end(categories)
+
+mod commands;
+mod gain;
 pub mod plan;
 mod service_time;
 mod straddle;
-pub mod striping;
 
 use spindle_core::rule::BuiltinRule;
 
 /// Every builtin rule, in code order.
 pub fn all() -> Vec<&'static BuiltinRule> {
     let mut rules: Vec<&'static BuiltinRule> = [
+        // codegen:begin(all): written by `cargo xtask codegen` from the rule files
         alignment::RULES,
         capacity::RULES,
         format::RULES,
@@ -29,6 +33,7 @@ pub fn all() -> Vec<&'static BuiltinRule> {
         media::RULES,
         placement::RULES,
         striping::RULES,
+        // codegen:end(all)
     ]
     .concat();
     rules.sort_by_key(|r| r.meta.code);
@@ -36,7 +41,7 @@ pub fn all() -> Vec<&'static BuiltinRule> {
 }
 
 /// The README's rule table (Markdown), one row per rule from its declaration: `spindle rules
-/// --format markdown` prints it and `cargo xtask docs` writes it into the README.
+/// --format markdown` prints it and `cargo xtask codegen` (or `docs`) writes it into the README.
 pub fn markdown_table() -> String {
     let mut out =
         String::from("| Code | Name | Default severity | Checks | Gain estimate |\n|---|---|---|---|---|\n");

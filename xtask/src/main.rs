@@ -1,8 +1,10 @@
 //! `cargo xtask`: repository chores, run with the alias in `.cargo/config.toml`.
 //!
 //! - `cargo xtask new-rule CODE name category` scaffolds a builtin rule: its file under
-//!   `rules/src/<category>/`, its registration, and a fixture folder to fill in.
-//! - `cargo xtask docs [--check]` regenerates the README's rule table.
+//!   `rules/src/<category>/` and a fixture folder to fill in, then runs codegen.
+//! - `cargo xtask codegen [--check]` rewrites every list of the rules from the rule files (see
+//!   `codegen`), the README's rule table included.
+//! - `cargo xtask docs [--check]` regenerates the README's rule table only.
 //! - `cargo xtask dist` makes the release artifacts (see `dist`).
 //! - `cargo xtask check-arch` enforces the crate layering (see `arch`).
 //!
@@ -11,6 +13,7 @@
 
 mod arch;
 mod archive;
+mod codegen;
 mod dist;
 mod docs;
 mod new_rule;
@@ -22,8 +25,11 @@ const USAGE: &str = "\
 usage: cargo xtask [--root DIR] <command>
 
 commands:
-  new-rule CODE NAME CATEGORY  scaffold a builtin rule: its file, its registration, its fixtures
+  new-rule CODE NAME CATEGORY  scaffold a builtin rule: its file and its fixtures, then codegen
                                (cargo xtask new-rule CAP002 log-free-space capacity)
+  codegen [--check]            rewrite every list of the builtin rules from the rule files (the
+                               categories' mod.rs, rules/src/lib.rs, the README's table); with
+                               --check, only exit 1 when one is stale
   docs [--check]               regenerate the README's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
   check-arch                   fail on a crate edge ARCHITECTURE.md does not draw (upward,
@@ -95,12 +101,16 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
     }
     let root = root.unwrap_or_else(default_root);
     match positional.as_slice() {
-        ["new-rule", ..] if check => Err(usage("`--check` is an option of `docs`, not of `new-rule`")),
+        ["new-rule", ..] if check => {
+            Err(usage("`--check` is an option of `codegen` and `docs`, not of `new-rule`"))
+        }
         ["new-rule", code, name, category] => new_rule::run(&root, code, name, category),
         ["new-rule", ..] => Err(usage(
             "`new-rule` takes three arguments, CODE NAME CATEGORY (`new-rule CAP002 log-free-space capacity`)",
         )),
         ["check-arch"] => arch::run(&root),
+        ["codegen"] => codegen::run(&root, check),
+        ["codegen", extra, ..] => Err(usage(format!("unexpected argument `{extra}`: `codegen` takes none"))),
         ["docs"] => docs::run(&root, check),
         ["docs", extra, ..] => Err(usage(format!("unexpected argument `{extra}`: `docs` takes none"))),
         [] => Err(usage("no command given")),

@@ -1,11 +1,13 @@
 //! ALN: where partitions start relative to stripe units, clusters and physical sectors.
 
-mod offset_stripe_unit;
-mod partition_offset_alignment;
-mod physical_sector_alignment;
 pub(crate) mod recreate;
 mod stripe_facts;
-mod stripe_unit_allocation_unit;
+
+// codegen:begin(rules): written by `cargo xtask codegen` from the rule files
+pub(crate) mod offset_stripe_unit;
+pub(crate) mod partition_offset_alignment;
+pub(crate) mod physical_sector_alignment;
+pub(crate) mod stripe_unit_allocation_unit;
 
 pub use offset_stripe_unit::OFFSET_STRIPE_UNIT;
 pub use partition_offset_alignment::PARTITION_OFFSET_ALIGNMENT;
@@ -20,3 +22,4 @@ pub static RULES: &[&BuiltinRule] = &[
     &STRIPE_UNIT_ALLOCATION_UNIT,
     &PHYSICAL_SECTOR_ALIGNMENT,
 ];
+// codegen:end(rules)

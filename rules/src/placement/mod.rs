@@ -1,12 +1,14 @@
 //! PLC: where data, log and tempdb files live.
 
-mod data_log_separate_volumes;
 pub(crate) mod files;
-mod no_database_files_on_system_volume;
-mod single_log_file;
-mod tempdb_data_files;
-mod tempdb_own_volume;
 pub(crate) mod tempdb_tsql;
+
+// codegen:begin(rules): written by `cargo xtask codegen` from the rule files
+pub(crate) mod data_log_separate_volumes;
+pub(crate) mod no_database_files_on_system_volume;
+pub(crate) mod single_log_file;
+pub(crate) mod tempdb_data_files;
+pub(crate) mod tempdb_own_volume;
 
 pub use data_log_separate_volumes::DATA_LOG_SEPARATE_VOLUMES;
 pub use no_database_files_on_system_volume::NO_DATABASE_FILES_ON_SYSTEM_VOLUME;
@@ -23,3 +25,4 @@ pub static RULES: &[&BuiltinRule] = &[
     &TEMPDB_OWN_VOLUME,
     &TEMPDB_DATA_FILES,
 ];
+// codegen:end(rules)

@@ -1,10 +1,12 @@
 //! STR: how Storage Spaces and RAID sets stripe data.
 
-mod columns_match_disks;
-mod interleave_for_workload;
-mod log_on_striped_volume;
-mod raid_stripe_unit;
 pub(crate) mod spaces;
+
+// codegen:begin(rules): written by `cargo xtask codegen` from the rule files
+pub(crate) mod columns_match_disks;
+pub(crate) mod interleave_for_workload;
+pub(crate) mod log_on_striped_volume;
+pub(crate) mod raid_stripe_unit;
 
 pub use columns_match_disks::COLUMNS_MATCH_DISKS;
 pub use interleave_for_workload::INTERLEAVE_FOR_WORKLOAD;
@@ -15,3 +17,4 @@ use spindle_core::rule::BuiltinRule;
 
 pub static RULES: &[&BuiltinRule] =
     &[&COLUMNS_MATCH_DISKS, &INTERLEAVE_FOR_WORKLOAD, &LOG_ON_STRIPED_VOLUME, &RAID_STRIPE_UNIT];
+// codegen:end(rules)

@@ -106,3 +106,21 @@ pub fn assert_rustfmt_clean(text: &str, what: &str) {
     assert!(out.status.success(), "rustfmt failed on {what}: {}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), text, "{what} is not as rustfmt lays it out");
 }
+
+/// A category folder with rules in it, and its codes' letters (`capacity`, `CAP`).
+pub fn some_category(dir: &Path) -> (String, String) {
+    let src = dir.join("rules/src");
+    let mut dirs: Vec<_> =
+        fs::read_dir(&src).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    for d in dirs {
+        for (_, text) in snapshot(&d) {
+            let text = String::from_utf8_lossy(&text).into_owned();
+            if let Some(i) = text.find("code: \"") {
+                let category = d.file_name().unwrap().to_string_lossy().into_owned();
+                return (category, text[i + 7..i + 10].to_string());
+            }
+        }
+    }
+    panic!("no category with rules under {}", src.display());
+}
