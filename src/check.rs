@@ -21,6 +21,7 @@ use spindle_core::view::{Document, HostView};
 
 use spindle_collectors::sql::target::Target;
 use spindle_plugin_host::{Limits, PluginHost, PluginRule, Pool, default_cache_dir, load_rules};
+use spindle_report::formats::Reader;
 use spindle_report::sarif_split::SplitSarifWriter;
 use spindle_report::shard::ShardRecorder;
 use spindle_report::text::TextOptions;
@@ -34,7 +35,7 @@ use crate::errors::UserError;
 use crate::fleet::{self, Job};
 use crate::input;
 use crate::inventory;
-use crate::options::{CheckOptions, Colour, Exit, FailOn, Format, Require};
+use crate::options::{CheckOptions, Colour, Exit, FailOn, Require};
 use crate::ordered;
 use crate::output::{Output, write_atomically};
 use crate::packs::Loader;
@@ -374,9 +375,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         // A live server's snapshot merges with the files of the host it was reached at.
         let mut group_of_host = groups.take_host_index();
         // A machine format on stdout is read by a program; split logs leave stdout alone.
-        let quiet = args.output.is_none()
-            && split_dir.is_none()
-            && !matches!(args.format, Format::Text | Format::Concise);
+        let quiet =
+            args.output.is_none() && split_dir.is_none() && args.format.spec().reader != Reader::Terminal;
         let progress = std::io::stderr().is_terminal() && !quiet;
         // Printed once the progress bar is gone.
         let mut renamed: Vec<String> = vec![];
@@ -530,7 +530,7 @@ fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
             )));
         }
     }
-    if args.format != Format::Sarif && (sarif.category.is_some() || sarif.split_by.is_some()) {
+    if args.format.name() != "sarif" && (sarif.category.is_some() || sarif.split_by.is_some()) {
         return Err(UserError::plain("--sarif-category and --split-by apply to --format sarif"));
     }
     if sarif.category.as_deref().is_some_and(|c| c.trim_matches('/').is_empty()) {

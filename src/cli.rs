@@ -251,14 +251,9 @@ pub struct CheckArgs {
     pub connect: ConnectArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// `text`: per host a header, a summary table and the findings grouped by rule and cause,
-    /// the most serious first; `concise`: one line per finding, `FILE:LINE:COL: CODE [severity]
-    /// message (entity)`; `json`; `sarif` (SARIF 2.1.0); `markdown`: a checklist per host for a
-    /// change ticket; `html`: one self-contained page with partition alignment diagrams; for CI:
-    /// `junit` (a test per rule and host), `gitlab` (GitLab Code Quality), `github` (GitHub
-    /// Actions annotations).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// The report's format.
+    #[arg(long, default_value = "text", value_parser = format_values(), long_help = format_help())]
+    pub format: String,
     /// Colour the text report: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR or
     /// CLICOLOR_FORCE colour it anywhere).
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto, help_heading = "Text report")]
@@ -494,7 +489,7 @@ impl From<BaselineArgs> for CheckOptions {
             packs: a.config.packs,
             discover_config: !a.config.no_config,
             selection: a.config.selection.into(),
-            format: LibFormat::Baseline,
+            format: LibFormat::named("baseline").expect("baseline is a format"),
             output: Some(a.output),
             fail_on: LibFailOn::Never,
             require: a.require.into_iter().map(RequireArg::into).collect(),
@@ -579,17 +574,18 @@ impl From<SelectionArgs> for Selection {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Concise,
-    Json,
-    Sarif,
-    Markdown,
-    Html,
-    Junit,
-    Gitlab,
-    Github,
+/// `--format`'s values: the formats the report crate's registry offers.
+fn format_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(LibFormat::offered())
+}
+
+/// `--format`'s long help, one line per format from the registry.
+fn format_help() -> String {
+    let mut out = String::from("The report's format:\n");
+    for f in spindle_report::formats::FORMATS.iter().filter(|f| f.offered) {
+        out.push_str(&format!("- {}: {}\n", f.name, f.help));
+    }
+    out.trim_end().to_string()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -703,17 +699,7 @@ impl From<CheckArgs> for CheckOptions {
             packs: a.config.packs,
             discover_config: !a.config.no_config,
             selection: a.config.selection.into(),
-            format: match a.format {
-                Format::Text => LibFormat::Text,
-                Format::Concise => LibFormat::Concise,
-                Format::Json => LibFormat::Json,
-                Format::Sarif => LibFormat::Sarif,
-                Format::Markdown => LibFormat::Markdown,
-                Format::Html => LibFormat::Html,
-                Format::Junit => LibFormat::Junit,
-                Format::Gitlab => LibFormat::Gitlab,
-                Format::Github => LibFormat::Github,
-            },
+            format: LibFormat::named(&a.format).expect("clap offers only the registry's formats"),
             output: a.output,
             fail_on: match a.fail_on {
                 FailOn::Error => LibFailOn::Error,

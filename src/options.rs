@@ -138,7 +138,7 @@ impl Default for CheckOptions {
             packs: vec![],
             discover_config: false,
             selection: Selection::default(),
-            format: Format::Text,
+            format: Format::named("text").expect("text is a format"),
             output: None,
             fail_on: FailOn::Error,
             require: vec![],
@@ -152,26 +152,8 @@ impl Default for CheckOptions {
     }
 }
 
-/// The report's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Text,
-    /// One line per finding: `FILE:LINE:COL: CODE [severity] message (entity)`.
-    Concise,
-    Json,
-    Sarif,
-    /// A checklist per host to attach to a change ticket (GitHub and GitLab render it).
-    Markdown,
-    /// One self-contained page: fleet summary, checklists, partition alignment diagrams.
-    Html,
-    /// CI formats: JUnit XML, GitLab Code Quality, GitHub Actions workflow commands.
-    Junit,
-    Gitlab,
-    Github,
-    /// Not a report: the baseline file of `spindle baseline`, today's findings by fingerprint.
-    Baseline,
-}
+/// The report's format: one of `spindle_report::formats::FORMATS`.
+pub use spindle_report::formats::Format;
 
 /// The lowest severity of an unwaived finding that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

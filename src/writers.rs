@@ -4,16 +4,10 @@
 use std::io::Write;
 
 use serde::{Deserialize, Serialize};
-use spindle_report::baseline::BaselineWriter;
-use spindle_report::concise::ConciseWriter;
-use spindle_report::github::GithubWriter;
-use spindle_report::gitlab::GitlabWriter;
-use spindle_report::html::HtmlWriter;
-use spindle_report::junit::JunitWriter;
-use spindle_report::markdown::MarkdownWriter;
+use spindle_report::ReportWriter;
+use spindle_report::formats::WriterOptions;
 use spindle_report::sarif::Waived;
-use spindle_report::text::{TextOptions, TextWriter};
-use spindle_report::{JsonWriter, ReportWriter, SarifWriter};
+use spindle_report::text::TextOptions;
 
 use crate::options::{FailOn, Format};
 
@@ -34,25 +28,16 @@ pub type Warn = Box<dyn FnMut(String) + Send>;
 impl ReportSpec {
     /// The writer of one report into `w` (not the per-host SARIF logs of `--split-by`).
     pub fn writer<'w>(&self, w: &'w mut dyn Write, warn: Warn) -> Box<dyn ReportWriter + 'w> {
-        let version = env!("CARGO_PKG_VERSION");
-        match self.format {
-            Format::Text => Box::new(TextWriter::with_options(w, self.text)),
-            Format::Concise => Box::new(ConciseWriter::new(w)),
-            Format::Json => Box::new(JsonWriter::new(w, version)),
-            Format::Sarif => {
-                let log = SarifWriter::new(w, version).with_waived(self.waived).with_limit_warnings(warn);
-                Box::new(match &self.sarif_category {
-                    Some(c) => log.with_category(c),
-                    None => log,
-                })
-            }
-            Format::Markdown => Box::new(MarkdownWriter::new(w)),
-            Format::Html => Box::new(HtmlWriter::new(w)),
-            Format::Junit => Box::new(JunitWriter::new(w)),
-            Format::Gitlab => Box::new(GitlabWriter::new(w)),
-            Format::Github => Box::new(GithubWriter::new(w)),
-            Format::Baseline => Box::new(BaselineWriter::new(w)),
-        }
+        self.format.writer(
+            w,
+            WriterOptions {
+                spindle_version: env!("CARGO_PKG_VERSION"),
+                text: self.text,
+                sarif_category: self.sarif_category.clone(),
+                waived: self.waived,
+                warn,
+            },
+        )
     }
 }
 

@@ -13,6 +13,7 @@ mod ci;
 pub mod concise;
 mod emit;
 mod fix;
+pub mod formats;
 pub mod github;
 pub mod gitlab;
 pub mod html;
