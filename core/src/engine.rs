@@ -39,6 +39,15 @@ pub fn selector_matches(selector: &str, code: &str, name: &str) -> bool {
     code.starts_with(selector) || selector == name
 }
 
+/// Whether selecting `selector` turns the rule on: as [`selector_matches`], except that a
+/// preview rule is turned on only by its exact code or name, never through a prefix.
+pub fn selector_enables(selector: &str, code: &str, meta: &crate::rule::RuleMeta) -> bool {
+    match meta.stage {
+        crate::rule::Stage::Stable => selector_matches(selector, code, meta.name),
+        crate::rule::Stage::Preview => selector == code || selector == meta.name,
+    }
+}
+
 /// An accepted finding: it stays in every report, marked waived, until it expires.
 #[derive(Debug, Clone)]
 pub struct Waiver {

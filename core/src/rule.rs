@@ -70,6 +70,16 @@ pub enum Impact {
     Unclassified,
 }
 
+/// How settled a rule is. A preview rule runs only where it is selected by its exact code or
+/// name (`--select ALN005`, a pack's `extend-select`): never by default, and never through a
+/// prefix (`ALN`), so that a new check cannot fail a pipeline that did not ask for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stage {
+    #[default]
+    Stable,
+    Preview,
+}
+
 /// What every rule declares about itself. The docs are the rule's doc comment, with the fixed
 /// headings What it checks / Why it matters / How to fix / References.
 #[derive(Debug)]
@@ -80,6 +90,9 @@ pub struct RuleMeta {
     pub summary: &'static str,
     /// How directly its findings cost the server: the triage order of the text reports.
     pub impact: Impact,
+    /// The spindle version that first shipped it (`0.1.0`); empty for plugin rules.
+    pub since: &'static str,
+    pub stage: Stage,
     /// How the plan builder addresses its findings, in the order it tries them; empty: each
     /// finding is a manual step with the rule's fix.
     pub remedies: &'static [crate::plan::Remedy],
@@ -413,6 +426,18 @@ macro_rules! __impact {
     };
 }
 
+/// The stage a rule declares; stable when it declares none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stage {
+    () => {
+        $crate::rule::Stage::Stable
+    };
+    ($stage:ident) => {
+        $crate::rule::Stage::$stage
+    };
+}
+
 /// Declares a builtin rule: its doc comment is its documentation (What it checks / Why it
 /// matters / How to fix / References), feeding `spindle explain`, SARIF help and the README; its
 /// parameters become both the rule's [`ParamSpec`](crate::params::ParamSpec)s (what packs
@@ -427,6 +452,7 @@ macro_rules! __impact {
 ///         name: "partition-offset-alignment",
 ///         severity: Error,
 ///         summary: "Partition offsets are a multiple of the alignment boundary",
+///         since: "0.1.0",
 ///         impact: Layout,
 ///         remedy: [Rebuild(Alignment)],
 ///         needs: [Partitions],
@@ -448,6 +474,8 @@ macro_rules! __impact {
 /// rule without parameters writes `params: []` and its check takes
 /// `Ctx<'_, NoParams>`.
 ///
+/// `since:` is the version that first shipped the rule and `stage:` a [`Stage`] (`Preview`
+/// until its thresholds are settled; stable when absent).
 /// `impact:` is an [`Impact`] variant (every builtin rule declares one: a test holds it).
 /// `remedy:` lists the [`Remedy`](crate::plan::Remedy) values the plan builder addresses its
 /// findings with, in order (the variants of `Remedy` and of the enums inside it are in scope);
@@ -461,6 +489,8 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $sev:ident,
             summary: $summary:literal,
+            $(since: $since:literal,)?
+            $(stage: $stage:ident,)?
             $(impact: $impact:ident,)?
             $(remedy: [$($remedy:expr),* $(,)?],)?
             needs: [$($need:ident),* $(,)?],
@@ -469,7 +499,7 @@ macro_rules! declare_rule {
         }
     ) => {
         $crate::declare_rule! {
-            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($impact)?] [$($($remedy),*)?]
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($since)?] [$($stage)?] [$($impact)?] [$($($remedy),*)?]
             [$($need)*] $crate::params::NoParams [] $check
         }
     };
@@ -480,6 +510,8 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $sev:ident,
             summary: $summary:literal,
+            $(since: $since:literal,)?
+            $(stage: $stage:ident,)?
             $(impact: $impact:ident,)?
             $(remedy: [$($remedy:expr),* $(,)?],)?
             needs: [$($need:ident),* $(,)?],
@@ -515,13 +547,13 @@ macro_rules! declare_rule {
         }
 
         $crate::declare_rule! {
-            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($impact)?] [$($($remedy),*)?]
+            @static [$($doc)*] $vis $ident $code $name $sev $summary [$($since)?] [$($stage)?] [$($impact)?] [$($($remedy),*)?]
             [$($need)*] $params [$({ $pname [$kind $(($($karg)*))?] $pdefault, $pdoc })*] $check
         }
     };
     (
         @static [$($doc:tt)*] $vis:vis $ident:ident $code:tt $name:tt $sev:ident $summary:tt
-        [$($impact:ident)?] [$($remedy:expr),*] [$($need:ident)*] $params:ty [$({ $pname:ident [$($kind:tt)*] $pdefault:expr, $pdoc:tt })*]
+        [$($since:literal)?] [$($stage:ident)?] [$($impact:ident)?] [$($remedy:expr),*] [$($need:ident)*] $params:ty [$({ $pname:ident [$($kind:tt)*] $pdefault:expr, $pdoc:tt })*]
         $check:path
     ) => {
         $vis static $ident: $crate::rule::BuiltinRule = $crate::rule::BuiltinRule {
@@ -531,6 +563,8 @@ macro_rules! declare_rule {
                 severity: $crate::finding::Severity::$sev,
                 summary: $summary,
                 impact: $crate::__impact!($($impact)?),
+                since: concat!("", $($since)?),
+                stage: $crate::__stage!($($stage)?),
                 remedies: {
                     #[allow(unused_imports)]
                     use $crate::plan::{GrowthFrom::*, Manual::*, MoveReason::*, RebuildPart::*, Remedy::*};

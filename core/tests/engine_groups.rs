@@ -95,6 +95,8 @@ fn member(fail: bool) -> Member {
             severity: Severity::Error,
             summary: "test",
             impact: spindle_core::rule::Impact::Unclassified,
+            since: "",
+            stage: spindle_core::rule::Stage::Stable,
             remedies: &[],
             needs: &[],
             params: &[],

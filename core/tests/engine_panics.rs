@@ -157,6 +157,8 @@ fn member(code: &'static str) -> Member {
         severity: Severity::Error,
         summary: "test",
         impact: spindle_core::rule::Impact::Unclassified,
+        since: "",
+        stage: spindle_core::rule::Stage::Stable,
         remedies: &[],
         needs: &[],
         params: &[],

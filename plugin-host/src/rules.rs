@@ -10,7 +10,7 @@ use spindle_core::engine::ActiveRule;
 use spindle_core::finding::{Finding, NotEvaluated, RuleError, Severity};
 use spindle_core::pack::{PackError, PluginDecl};
 use spindle_core::params::{ParamDefault, ParamKind, ParamSpec, ParamValue};
-use spindle_core::rule::{Ctx, Impact, Rule, RuleGroup, RuleMeta};
+use spindle_core::rule::{Ctx, Impact, Rule, RuleGroup, RuleMeta, Stage};
 use spindle_core::view::HostView;
 
 use crate as plugin;
@@ -145,6 +145,8 @@ fn static_meta(plugin: &str, r: &plugin::RuleMeta) -> RuleMeta {
         // The frozen contracts carry neither: a plugin's findings rank after every builtin
         // class and are manual steps of a plan, with the plugin's own fix.
         impact: Impact::Unclassified,
+        since: "",
+        stage: Stage::Stable,
         remedies: &[],
         needs: Box::leak(r.needs.clone().into_boxed_slice()),
         params: Box::leak(params.into_boxed_slice()),

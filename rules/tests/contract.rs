@@ -18,6 +18,19 @@ fn every_builtin_rule_declares_its_impact() {
 }
 
 #[test]
+fn every_builtin_rule_says_which_release_first_shipped_it() {
+    for r in spindle_rules::all() {
+        let v: Vec<&str> = r.meta.since.split('.').collect();
+        assert!(
+            v.len() == 3 && v.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())),
+            "{}: `since: \"{}\"` is not a version like 0.1.0",
+            r.meta.code,
+            r.meta.since
+        );
+    }
+}
+
+#[test]
 fn remedies_name_at_most_one_manual_step_and_put_it_last() {
     for r in spindle_rules::all() {
         let manual = r.meta.remedies.iter().filter(|m| matches!(m, Remedy::Manual(_))).count();

@@ -151,6 +151,8 @@ pub fn plan(root: &Path, code: &str, name: &str, category: &str) -> Result<Vec<W
 /// a check that reports nothing yet.
 fn rule_file(code: &str, name: &str) -> String {
     let ident = name.replace('-', "_").to_ascii_uppercase();
+    // The workspace's version: the release that will first ship the rule.
+    let version = env!("CARGO_PKG_VERSION");
     format!(
         r#"use spindle_core::declare_rule;
 use spindle_core::params::NoParams;
@@ -175,6 +177,10 @@ declare_rule! {{
         name: "{name}",
         severity: Warning,
         summary: "TODO: one line on what passes, as the README's rule table shows it",
+        since: "{version}",
+        // Runs only where selected by its code or name until its thresholds are settled: remove
+        // the line to make it stable.
+        stage: Preview,
         // TODO: Measured (harm seen on the server), Layout (a cause fixed with an outage) or
         // Configuration (fixed online or at a restart): where the text reports rank findings.
         impact: Configuration,

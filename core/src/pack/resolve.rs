@@ -7,12 +7,12 @@ use super::file::PackFile;
 use super::parse::parse_pack;
 use crate::date::Date;
 use crate::declare::{Declarations, DeclaredStripe, Workload};
-use crate::engine::{ActiveRule, Waiver, selector_matches};
+use crate::engine::{ActiveRule, Waiver, selector_enables, selector_matches};
 use crate::finding::Severity;
 use crate::glob::Glob;
 use crate::load::line_col;
 use crate::params::{ParamValue, Params};
-use crate::rule::{Rule, RuleMeta};
+use crate::rule::{Rule, RuleMeta, Stage};
 
 /// A pack's text and the path (or `builtin:NAME`) it came from.
 #[derive(Debug, Clone)]
@@ -254,7 +254,8 @@ impl PackStack {
                 .iter()
                 .map(|(code, meta)| RuleSetting {
                     code: code.to_string(),
-                    enabled: true,
+                    // A preview rule runs only where something selects it by name.
+                    enabled: meta.stage == Stage::Stable,
                     severity: meta.severity,
                     params: Params::defaults(meta.params),
                 })
@@ -387,7 +388,7 @@ impl Resolver<'_> {
                 self.check_selector(src, sel);
             }
             for (setting, (code, meta)) in self.cfg.rules.iter_mut().zip(self.catalogue) {
-                setting.enabled = select.iter().any(|s| selector_matches(s.get_ref(), code, meta.name));
+                setting.enabled = select.iter().any(|s| selector_enables(s.get_ref(), code, meta));
             }
         }
         for sel in &pack.ignore {

@@ -3,7 +3,7 @@
 
 use super::error::did_you_mean;
 use super::resolve::Config;
-use crate::engine::selector_matches;
+use crate::engine::{selector_enables, selector_matches};
 use crate::rule::RuleMeta;
 
 /// Selectors are codes (`ALN001`), code prefixes (`ALN`, `acme/`) or rule names, as in packs.
@@ -73,16 +73,17 @@ impl Config {
         if !unknown.is_empty() {
             return Err(unknown);
         }
-        let any =
-            |list: &[String], code: &str, name: &str| list.iter().any(|s| selector_matches(s, code, name));
+        let enables = |list: &[String], code: &str, meta: &RuleMeta| {
+            list.iter().any(|s| selector_enables(s, code, meta))
+        };
         for (setting, (code, meta)) in self.rules.iter_mut().zip(catalogue) {
             if let Some(select) = &selection.select {
-                setting.enabled = any(select, code, meta.name);
+                setting.enabled = enables(select, code, meta);
             }
-            if any(&selection.extend_select, code, meta.name) {
+            if enables(&selection.extend_select, code, meta) {
                 setting.enabled = true;
             }
-            if any(&selection.ignore, code, meta.name) {
+            if selection.ignore.iter().any(|s| selector_matches(s, code, meta.name)) {
                 setting.enabled = false;
             }
         }

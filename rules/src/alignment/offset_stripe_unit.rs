@@ -53,6 +53,7 @@ declare_rule! {
         name: "offset-stripe-unit",
         severity: Error,
         summary: "Partition offsets are a whole multiple of the stripe unit under them",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Alignment), Manual(AskStorageTeam)],
         needs: [Partitions],

@@ -55,6 +55,7 @@ declare_rule! {
         name: "partition-offset-alignment",
         severity: Error,
         summary: "Partition offsets are a multiple of 64 KiB",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Alignment)],
         needs: [Partitions],

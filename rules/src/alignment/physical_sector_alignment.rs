@@ -47,6 +47,7 @@ declare_rule! {
         name: "physical-sector-alignment",
         severity: Error,
         summary: "Partition offsets are a multiple of the disk's physical sector size",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Alignment)],
         needs: [Partitions, Disks],

@@ -54,6 +54,7 @@ declare_rule! {
         name: "stripe-unit-allocation-unit",
         severity: Error,
         summary: "The stripe unit under a volume is a whole multiple of its allocation unit",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Manual(AskStorageTeam)],
         needs: [Volumes],

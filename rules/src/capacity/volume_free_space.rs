@@ -45,6 +45,7 @@ declare_rule! {
         name: "volume-free-space",
         severity: Warning,
         summary: "Volumes holding database files keep at least 20 % free",
+        since: "0.1.0",
         impact: Measured,
         remedy: [Manual(AskPlatformTeam)],
         needs: [Volumes, DatabaseFiles],

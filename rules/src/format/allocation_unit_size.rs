@@ -70,6 +70,7 @@ declare_rule! {
         name: "allocation-unit-size",
         severity: Warning,
         summary: "NTFS and ReFS volumes holding data and log files use 64 KiB clusters",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(AllocationUnit)],
         needs: [Volumes, DatabaseFiles],

@@ -63,6 +63,7 @@ declare_rule! {
         name: "filesystem-type",
         severity: Warning,
         summary: "Database volumes use NTFS or ReFS on Windows, XFS (or ext4) on Linux",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Filesystem)],
         needs: [Volumes, DatabaseFiles],

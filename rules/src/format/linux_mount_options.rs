@@ -44,6 +44,7 @@ declare_rule! {
         name: "linux-mount-options",
         severity: Warning,
         summary: "Linux volumes holding data and log files are mounted with noatime",
+        since: "0.1.0",
         impact: Layout,
         remedy: [MountOptions],
         needs: [Volumes, DatabaseFiles],

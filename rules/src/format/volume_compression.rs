@@ -49,6 +49,7 @@ declare_rule! {
         name: "volume-compression",
         severity: Error,
         summary: "No filesystem compression or EFS on volumes holding database files",
+        since: "0.1.0",
         impact: Layout,
         needs: [Volumes, DatabaseFiles],
         params: [],

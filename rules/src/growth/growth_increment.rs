@@ -52,6 +52,7 @@ declare_rule! {
         name: "growth-increment",
         severity: Warning,
         summary: "Fixed file growth is at least 64 MiB",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [FixedGrowth(ExpectedIncrement)],
         needs: [DatabaseFiles],

@@ -57,6 +57,7 @@ declare_rule! {
         name: "instant-file-initialization",
         severity: Warning,
         summary: "Instant file initialization is enabled",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [Manual(AtRestart)],
         needs: [SqlInstances],

@@ -49,6 +49,7 @@ declare_rule! {
         name: "no-percent-growth",
         severity: Warning,
         summary: "No database file grows by a percentage",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [FixedGrowth(NextPercentGrowth)],
         needs: [DatabaseFiles],

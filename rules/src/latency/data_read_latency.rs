@@ -69,6 +69,7 @@ declare_rule! {
         name: "data-read-latency",
         severity: Warning,
         summary: "Data files average at most 20 ms per read",
+        since: "0.1.0",
         impact: Measured,
         remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles],

@@ -91,6 +91,7 @@ declare_rule! {
         name: "latency-vs-media",
         severity: Warning,
         summary: "File latency is within a few times the floor of the media under it",
+        since: "0.1.0",
         impact: Measured,
         remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles, Volumes, Disks],

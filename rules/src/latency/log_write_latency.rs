@@ -65,6 +65,7 @@ declare_rule! {
         name: "log-write-latency",
         severity: Warning,
         summary: "Log files average less than 5 ms per write",
+        since: "0.1.0",
         impact: Measured,
         remedy: [Manual(MeasureAgain)],
         needs: [DatabaseFiles],

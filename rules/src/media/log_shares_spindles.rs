@@ -93,6 +93,7 @@ declare_rule! {
         name: "log-shares-spindles",
         severity: Warning,
         summary: "On HDDs, a database's log does not share physical disks with its data files",
+        since: "0.1.0",
         impact: Layout,
         remedy: [MoveFiles(SharedSpindles)],
         needs: [Volumes, DatabaseFiles, Disks],

@@ -69,6 +69,7 @@ declare_rule! {
         name: "data-log-separate-volumes",
         severity: Warning,
         summary: "A database's log files are on a different volume from its data files",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles],

@@ -62,6 +62,7 @@ declare_rule! {
         name: "no-database-files-on-system-volume",
         severity: Warning,
         summary: "No user database or tempdb file is on the operating system volume",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles, Volumes],

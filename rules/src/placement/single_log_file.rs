@@ -55,6 +55,7 @@ declare_rule! {
         name: "single-log-file",
         severity: Warning,
         summary: "Each database has a single log file",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [RemoveExtraLogFiles],
         needs: [DatabaseFiles],

@@ -74,6 +74,7 @@ declare_rule! {
         name: "tempdb-data-files",
         severity: Warning,
         summary: "tempdb has one data file per logical CPU up to 8, all of equal size and growth",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [AddTempdbDataFiles],
         needs: [DatabaseFiles],

@@ -60,6 +60,7 @@ declare_rule! {
         name: "tempdb-own-volume",
         severity: Warning,
         summary: "tempdb's files share no volume with user database files",
+        since: "0.1.0",
         impact: Configuration,
         remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles],

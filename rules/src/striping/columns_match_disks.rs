@@ -60,6 +60,7 @@ declare_rule! {
         name: "columns-match-disks",
         severity: Warning,
         summary: "Storage Spaces virtual disks stripe over every disk of their pool",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Columns)],
         needs: [VirtualDisks, StoragePools],

@@ -45,6 +45,7 @@ declare_rule! {
         name: "interleave-for-workload",
         severity: Warning,
         summary: "Storage Spaces interleave is 64 KiB for OLTP, 256 KiB for a data warehouse",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Rebuild(Interleave)],
         needs: [VirtualDisks],

@@ -61,6 +61,7 @@ declare_rule! {
         name: "log-on-striped-volume",
         severity: Warning,
         summary: "Transaction logs sit on volumes striped over several disks when the disks allow it",
+        since: "0.1.0",
         impact: Layout,
         remedy: [MoveFiles(Placement)],
         needs: [DatabaseFiles, Volumes],

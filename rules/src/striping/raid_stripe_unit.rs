@@ -63,6 +63,7 @@ declare_rule! {
         name: "raid-stripe-unit",
         severity: Warning,
         summary: "RAID stripe units are 64 KiB for OLTP, 256 KiB for a data warehouse",
+        since: "0.1.0",
         impact: Layout,
         remedy: [Manual(AskStorageTeam)],
         needs: [RaidSets],
