@@ -9,6 +9,7 @@ pub mod consumers;
 pub mod disk_tools;
 pub mod fleet_gen;
 pub mod machine;
+#[cfg(feature = "live")]
 pub mod mock_sql;
 pub mod multitool;
 pub mod plugins;
