@@ -2,9 +2,8 @@
 //! the first of a member named twice, as `locate` does, and skips the rest.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
-use crate::fnv::BuildFnv;
+use crate::fast_hash::FastSet;
 
 /// Up to this many members an object's names are searched in a list (behind a one-word filter
 /// that rules out most of them); beyond it they move to a hash set, so that an object of a
@@ -23,7 +22,8 @@ struct Object<'t> {
     from: usize,
     /// One bit per name seen, chosen by [`filter_bit`]: a clear bit proves a name is new.
     filter: u64,
-    many: Option<HashSet<Cow<'t, str>, BuildFnv>>,
+    /// Seeded per process: the names are the snapshot's, and must not choose their collisions.
+    many: Option<FastSet<Cow<'t, str>>>,
 }
 
 impl<'t> MemberNames<'t> {

@@ -2,10 +2,9 @@
 //! search, and every object and array by JSON pointer (one scan, on the first look-up), so
 //! locating many facts in one file costs about one scan of it rather than one scan per fact.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::fnv::BuildFnv;
+use crate::fast_hash::FastMap;
 use crate::locate::{MAX_INDEXED_DEPTH, Span, containers_of_parsed, locate, locate_from_parsed};
 
 #[derive(Debug)]
@@ -18,7 +17,9 @@ pub struct SourceDoc {
     marks: OnceLock<Vec<usize>>,
     /// Where each object and array starts, by JSON pointer; `None` inside when the text is not
     /// JSON (then every look-up scans from the top).
-    containers: OnceLock<Option<HashMap<String, usize, BuildFnv>>>,
+    /// Seeded per process: the pointers are made of the snapshot's member names, and a hostile
+    /// file must not be able to choose keys that collide.
+    containers: OnceLock<Option<FastMap<String, usize>>>,
 }
 
 impl Clone for SourceDoc {
