@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use spindle_core::pack::{Selection, resolve};
 use spindle_core::params::ParamDefault;
-use spindle_core::rule::RuleMeta;
+use spindle_core::rule::{RuleMeta, Stage};
 use spindle_core::untrusted;
 
 use crate::check::Engine;
@@ -195,6 +195,12 @@ fn docs(r: &Described) -> String {
     let _ = writeln!(out, "{}\n", text(meta.summary));
     let origin = if r.plugin { format!("From {}", r.from) } else { format!("Builtin packs: {}", r.from) };
     let _ = write!(out, "Default severity: {}. {}.", meta.severity, text(&origin));
+    if !r.plugin {
+        let _ = write!(out, " Since {}. Impact: {}.", meta.since, meta.impact.describe());
+        if meta.stage == Stage::Preview {
+            out.push_str(" In preview: it runs only where selected by its code or name.");
+        }
+    }
     if let Some((enabled, severity)) = r.in_packs {
         let _ = write!(
             out,

@@ -406,6 +406,8 @@ fn explain_and_rules() {
     for h in ["## What it checks", "## Why it matters", "## How to fix", "## References", "## Parameters"] {
         assert!(text.contains(h), "{h} in {text}");
     }
+    // What the declaration says besides the docs: the release and the impact class.
+    assert!(text.contains(" Since 0.1.0. Impact: a layout cause, fixed with an outage."), "{text}");
     let o = spindle(&["explain", "ALN01"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("did you mean `ALN001`?"));

@@ -17,4 +17,3 @@ fn fold(mut h: u64, bytes: &[u8]) -> u64 {
     }
     h
 }
-

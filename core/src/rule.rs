@@ -70,6 +70,18 @@ pub enum Impact {
     Unclassified,
 }
 
+impl Impact {
+    /// In words, for `spindle explain`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Impact::Measured => "measured harm on the server",
+            Impact::Layout => "a layout cause, fixed with an outage",
+            Impact::Configuration => "configuration, fixed online or at a restart",
+            Impact::Unclassified => "unclassified",
+        }
+    }
+}
+
 /// How settled a rule is. A preview rule runs only where it is selected by its exact code or
 /// name (`--select ALN005`, a pack's `extend-select`): never by default, and never through a
 /// prefix (`ALN`), so that a new check cannot fail a pipeline that did not ask for it.
