@@ -836,6 +836,15 @@ impl HostView {
         }
     }
 
+    /// The disk a volume's filesystem was made on directly, with no partition table
+    /// (`mkfs.xfs /dev/sdb`): a volume with no backing whose Linux device is a disk's.
+    pub fn whole_disk_of_volume(&self, v: &Volume) -> Option<&Located<Disk>> {
+        if v.backed_by.is_some() {
+            return None;
+        }
+        self.disk(v.id.strip_prefix("/dev/")?)
+    }
+
     /// The stripe geometry under a disk: the virtual disk or RAID set exposing it, else a
     /// declaration in a pack.
     pub fn stripe_of_disk(&self, disk: &Located<Disk>) -> Option<Stripe> {
@@ -872,6 +881,10 @@ impl HostView {
                     return Some(s);
                 }
             }
+        } else if let Some(d) = self.whole_disk_of_volume(&v.item)
+            && let Some(s) = self.stripe_of_disk(d)
+        {
+            return Some(s);
         }
         self.declared_stripe(&[&v.key, &v.label])
     }
@@ -970,6 +983,7 @@ impl HostView {
                         .iter()
                         .all(|p| self.disk(&p.item.disk_id).is_some_and(|d| self.disk_is_unstriped(d)))
             }
+            None => self.whole_disk_of_volume(v).is_some_and(|d| self.disk_is_unstriped(d)),
             _ => false,
         }
     }

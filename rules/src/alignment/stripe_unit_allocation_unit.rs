@@ -73,12 +73,14 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
         }
         if stripe.is_none() {
             // What should have given the stripe unit: the volume's own backing, else the
-            // backing of the disk under its first partition. A declaration on that disk also
-            // serves ALN002 for the partition, so it is the one to suggest.
+            // backing of the disk under its first partition, or of the disk it was made on
+            // whole. A declaration on that disk also serves ALN002 for the partition, so it is
+            // the one to suggest.
             let disk = match &v.backed_by {
                 Some(Backing::Partitions(_)) => {
                     view.partitions_of_volume(v).first().and_then(|p| view.disk(&p.disk_id))
                 }
+                None => view.whole_disk_of_volume(v),
                 _ => None,
             };
             if let Some(why) = disk.and_then(|d| stripe_facts::unknowable(view, d)) {
@@ -89,15 +91,15 @@ fn check(cx: &mut Ctx<'_, NoParams>) {
                 Some(d) => (d.backed_by.as_ref(), d.key.as_str()),
                 None => (v.backed_by.as_ref(), v.key.as_str()),
             };
-            let (missing, reason) = match &v.backed_by {
-                None => (
+            let (missing, reason) = match (&v.backed_by, disk) {
+                (None, None) => (
                     "backed_by".to_string(),
                     format!(
                         "what the volume is built on was not collected, so its stripe unit is unknown; {}",
                         stripe_facts::declare_hint(key, &stripe_facts::reveal(view, None))
                     ),
                 ),
-                Some(_) => stripe_facts::unknown(view, backing, key),
+                _ => stripe_facts::unknown(view, backing, key),
             };
             cx.not_evaluated_because(v, &missing, reason);
         }
