@@ -64,10 +64,8 @@ export SPINDLE_REQUIRE_DIST=1
 # tests/dist.rs reads the archives in target/artifacts, not the build behind them.
 prune target/x86_64-unknown-linux-musl
 stage "fuzz targets (built by cargo-fuzz on nightly; linted here on stable so they cannot rot)"
-for fuzz in core/fuzz collectors/fuzz report/fuzz; do
-    cargo fmt --manifest-path "$fuzz/Cargo.toml" --all -- --check
-    CARGO_TARGET_DIR=target/fuzz-check cargo clippy --manifest-path "$fuzz/Cargo.toml" --all-targets --locked -- -D warnings
-done
+cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
+CARGO_TARGET_DIR=target/fuzz-check cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --locked -- -D warnings
 prune target/fuzz-check
 stage "rule plugins (the SDK's real path: components the tests load)"
 bash scripts/build-plugins.sh

@@ -126,7 +126,7 @@ mod tests {
         out
     }
 
-    /// Found by fuzzing (core/fuzz, `snapshot`): an error at a character of several bytes was
+    /// Found by fuzzing (fuzz/, `snapshot`): an error at a character of several bytes was
     /// labelled with its first byte alone, a span ending inside the character.
     #[test]
     fn a_load_error_at_a_multibyte_character_spans_the_character() {

@@ -12,7 +12,7 @@
 //! - [`inventory`]: the SQL Servers to collect from, as an inventory file lists them, and
 //!   [`target`]: how one server is named.
 //!
-//! The host parsers and the inventory are fuzzed (`collectors/fuzz/`), which builds this crate
+//! The host parsers and the inventory are fuzzed (`fuzz/`), which builds this crate
 //! without `sql`.
 
 pub mod host;

@@ -11,7 +11,7 @@
 //! Every field is read through bounds-checked helpers and every size computed with checked
 //! arithmetic; every read is bounded (the GPT entry array at 1 MiB, a partition probe at
 //! 8 KiB), so a crafted or truncated image yields an [`ImageError`] naming the structure and
-//! its byte offset, never a panic or a large allocation. The parsers are fuzzed (`collectors/fuzz`).
+//! its byte offset, never a panic or a large allocation. The parsers are fuzzed (`fuzz/`).
 
 mod collect;
 mod crc32;

@@ -6,7 +6,7 @@
 //! terminal. `extends` of a builtin pack gives its text; of any other name, the input again
 //! (under that name), so chains, diamonds and cycles are all reachable.
 #![no_main]
-mod common;
+mod shown;
 
 use libfuzzer_sys::fuzz_target;
 use spindle_core::pack::{
@@ -16,9 +16,9 @@ use spindle_core::pack::{
 use spindle_core::rule::RuleMeta;
 
 const BUILTIN: &[(&str, &str)] = &[
-    ("recommended", include_str!("../../../rule-packs/recommended.toml")),
-    ("oltp", include_str!("../../../rule-packs/oltp.toml")),
-    ("data-warehouse", include_str!("../../../rule-packs/data-warehouse.toml")),
+    ("recommended", include_str!("../../rule-packs/recommended.toml")),
+    ("oltp", include_str!("../../rule-packs/oltp.toml")),
+    ("data-warehouse", include_str!("../../rule-packs/data-warehouse.toml")),
 ];
 
 struct Loader(String);
@@ -46,14 +46,14 @@ fn show_all(errors: &PackErrors) {
 
 fn show(e: &PackError) {
     if let Some(span) = &e.span {
-        common::check_span(&e.text, span, &e.message);
+        shown::check_span(&e.text, span, &e.message);
     }
     let message = match e.line_col() {
         Some((l, c)) => format!("{}:{l}:{c}: {}", e.path, e.message),
         None => format!("{}: {}", e.path, e.message),
     };
     let span = e.span.clone().filter(|_| !e.text.is_empty());
-    common::render(&e.path, &e.text, span, &message, e.help.as_deref());
+    shown::render(&e.path, &e.text, span, &message, e.help.as_deref());
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
                     )
                     .flatten()
                 {
-                    common::check_span(t, span, &d.name);
+                    shown::check_span(t, span, &d.name);
                 }
                 show(&d.error(d.path_span.clone(), "cannot read the plugin file"));
             }

@@ -1,7 +1,7 @@
 //! The whole collector with the input as the disk image: as given, then with the GPT CRCs (at
 //! 512 and 4096) and a trailing VHD footer's checksum made valid.
 #![no_main]
-mod common;
+mod checksums;
 use libfuzzer_sys::fuzz_target;
 use spindle_collectors::image;
 
@@ -17,10 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let mut fixed = disk.clone();
     let len = fixed.len();
     if len >= 1024 && &fixed[len - 512..len - 504] == b"conectix" {
-        common::fix_vhd(&mut fixed, len - 512);
+        checksums::fix_vhd(&mut fixed, len - 512);
     }
-    common::fix_gpt(&mut fixed, 512, 512);
-    common::fix_gpt(&mut fixed, 4096, 4096);
+    checksums::fix_gpt(&mut fixed, 512, 512);
+    checksums::fix_gpt(&mut fixed, 4096, 4096);
     if fixed != disk {
         run(&fixed);
     }

@@ -6,7 +6,7 @@
 //! an error, never a panic; every span inside the text and on character boundaries; nothing but
 //! the report's own newlines and the frame reaching the terminal.
 #![no_main]
-mod common;
+mod shown;
 
 use std::sync::OnceLock;
 
@@ -29,7 +29,7 @@ impl PackLoader for Recommended {
         match reference {
             "recommended" => Ok(SourceText {
                 path: "builtin:recommended".into(),
-                text: include_str!("../../../rule-packs/recommended.toml").into(),
+                text: include_str!("../../rule-packs/recommended.toml").into(),
             }),
             _ => Err(format!("no pack `{reference}`")),
         }
@@ -60,7 +60,7 @@ const POINTERS: &[&str] = &[
 
 fn host_name(text: &str) -> Option<String> {
     let span = locate(text, "/host/name")?;
-    common::check_span(text, &span.value, "host name");
+    shown::check_span(text, &span.value, "host name");
     serde_json::from_str::<String>(&text[span.value]).ok()
 }
 
@@ -80,11 +80,11 @@ fn show(e: &LoadError, text: &str) {
         at..at + text[at..].chars().next().map_or(0, char::len_utf8)
     });
     if let Some(span) = &span {
-        common::check_span(text, span, "load error");
+        shown::check_span(text, span, "load error");
     }
     let mut message = e.clone();
     let help = message.help.take();
-    common::render(&e.path, text, span, &message.to_string(), help.as_deref());
+    shown::render(&e.path, text, span, &message.to_string(), help.as_deref());
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -106,15 +106,15 @@ fuzz_target!(|data: &[u8]| {
         for (pointer, start) in index.iter().step_by(index.len().div_ceil(32).max(1)) {
             assert!(*start < text.len(), "{pointer} at {start}");
             let span = locate(&text, pointer).unwrap_or_else(|| panic!("{pointer} indexed but not located"));
-            common::check_span(&text, &span.value, pointer);
+            shown::check_span(&text, &span.value, pointer);
             let _ = line_col(&text, span.value.start);
         }
     }
     for pointer in POINTERS {
         if let Some(span) = locate(&text, pointer) {
-            common::check_span(&text, &span.value, pointer);
+            shown::check_span(&text, &span.value, pointer);
             if let Some(key) = &span.key {
-                common::check_span(&text, key, pointer);
+                shown::check_span(&text, key, pointer);
             }
         }
     }
@@ -145,5 +145,5 @@ fuzz_target!(|data: &[u8]| {
         w.finish(&summary).unwrap();
     }
     let out = String::from_utf8(out).expect("the report is UTF-8");
-    common::check_terminal(&out);
+    shown::check_terminal(&out);
 });

@@ -1,7 +1,7 @@
 //! The GPT header (the first 512 bytes, as LBA 1) and, when it parses, the entry array (the rest:
 //! the entry LBA is taken as 2). Run as given, then with the CRCs made valid.
 #![no_main]
-mod common;
+mod checksums;
 use libfuzzer_sys::fuzz_target;
 use spindle_collectors::image::gpt;
 
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     disk.extend_from_slice(data);
     if disk.len() >= 512 + 92 {
         disk[512 + 72..512 + 80].copy_from_slice(&2u64.to_le_bytes());
-        common::fix_gpt(&mut disk, 512, 512);
+        checksums::fix_gpt(&mut disk, 512, 512);
         run(&disk[512..]);
     }
 });
