@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, OptLevel};
@@ -15,14 +14,12 @@ use crate::bindings::{v0_1, v0_2};
 use crate::cache::{self, CodeCache};
 use crate::call::{Plugin, Pre, error_text};
 use crate::error::{PluginError, PluginErrorKind as Kind};
+use crate::limits::EPOCH_TICK;
 use crate::limits::Limits;
 use crate::pool::Pool;
 use crate::state::State;
 use crate::wasm_file::{self, FileError};
-use crate::{WIT_PACKAGE, WIT_VERSIONS, clock};
-
-/// How often the epoch advances: a call's timeout is honoured within this.
-pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+use crate::{WIT_PACKAGE, WIT_VERSIONS, sleep};
 
 /// Runs wasm rule plugins. Create one per process (it owns a compiler and a ticker thread) and
 /// load every plugin through it.
@@ -101,7 +98,7 @@ impl PluginHost {
 
         let mut linker = Linker::<State>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| fail("cannot link WASI", e))?;
-        clock::add_to_linker(&mut linker).map_err(|e| fail("cannot link the bounded clock", e))?;
+        sleep::add_to_linker(&mut linker).map_err(|e| fail("cannot link the bounded clock", e))?;
         v0_1::Plugin::add_to_linker::<State, wasmtime::component::HasSelf<State>>(&mut linker, |s| s)
             .map_err(|e| fail("cannot link the plugin imports", e))?;
         crate::v0_2::add_to_linker(&mut linker)

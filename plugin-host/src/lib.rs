@@ -22,6 +22,7 @@ pub mod inspect;
 mod limits;
 mod pool;
 pub mod rules;
+mod sleep;
 mod state;
 mod types;
 mod v0_2;

@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use wasmtime::ResourceLimiter;
 
+/// How often the engine's epoch advances: a call's timeout is honoured within this.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+
 /// A plugin's linear memory, unless the pack says otherwise.
 pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 20;
 /// A plugin call's wall time, instantiation included, unless the pack says otherwise.

@@ -8,6 +8,7 @@
 //! so a fleet of any size streams through in the memory of one host.
 
 pub mod baseline;
+mod causes;
 mod checklist;
 mod ci;
 pub mod concise;

@@ -538,7 +538,7 @@ impl TextRender {
 /// reasons)`; `24 rules need sql_instances: …` when every check of the fact is host-wide. With
 /// each, the lines of its first reason to paste (a declare hint's TOML), shown below it whole.
 pub(crate) fn causes(entries: &[NotEvaluated]) -> Vec<(String, Vec<String>)> {
-    crate::checklist::causes(entries)
+    crate::causes::causes(entries)
         .into_iter()
         .map(|c| {
             const SHOWN: usize = 6;

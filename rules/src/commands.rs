@@ -6,7 +6,7 @@
 use spindle_core::facts::{DbFile, OsFamily, Partition, Volume};
 use spindle_core::view::{HostView, Located};
 
-use crate::format::db_volumes::os_of_volume;
+use crate::volume_os::os_of_volume;
 
 pub(crate) use spindle_core::quote::{ps_string, sh_word, tsql_name, tsql_string};
 

@@ -18,6 +18,7 @@ mod gain;
 pub mod plan;
 mod service_time;
 mod straddle;
+mod volume_os;
 
 use spindle_core::rule::BuiltinRule;
 

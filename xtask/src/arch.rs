@@ -53,9 +53,10 @@ const NOT_IN_CORE: &[&str] = &["tokio", "wasmtime", "libc", "tiberius", "wmi", "
 
 pub fn run(root: &Path) -> Result<ExitCode, Failure> {
     let metadata = crate::workspace_metadata(root)?;
-    let problems = check(&metadata);
+    let mut problems = check(&metadata);
+    problems.extend(crate::modules::circles(&metadata));
     if problems.is_empty() {
-        println!("check-arch: {} crates, every edge points down", ALLOWED.len());
+        println!("check-arch: {} crates, every edge points down, no module circle", ALLOWED.len());
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {

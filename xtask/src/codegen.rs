@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::Failure;
-use crate::new_rule::Write;
 
 /// rustfmt.toml's `max_width`, for the `RULES` slice.
 const MAX_WIDTH: usize = 110;
@@ -36,6 +35,14 @@ pub(crate) struct Declared {
     pub module: String,
     /// From the repository's root.
     pub file: PathBuf,
+}
+
+/// A file to write, relative to the root: what codegen regenerates, and what `new-rule`
+/// creates before codegen registers it.
+pub struct Write {
+    pub path: PathBuf,
+    pub text: String,
+    pub created: bool,
 }
 
 /// The repository as it will be once `pending` is written: what `new-rule` works out in memory

@@ -6,7 +6,8 @@
 //!   `codegen`), the README's rule table included.
 //! - `cargo xtask docs [--check]` regenerates the README's rule table only.
 //! - `cargo xtask dist` makes the release artifacts (see `dist`).
-//! - `cargo xtask check-arch` enforces the crate layering (see `arch`).
+//! - `cargo xtask check-arch` enforces the crate layering (see `arch`) and that no two sibling
+//!   modules of a crate depend on each other (see `modules`).
 //!
 //! `--root DIR` works on another checkout than the one the xtask was built from (the tests use a
 //! temporary copy). Usage and validation errors exit 2 and write nothing.
@@ -16,6 +17,7 @@ mod archive;
 mod codegen;
 mod dist;
 mod docs;
+mod modules;
 mod new_rule;
 
 use std::path::{Path, PathBuf};
@@ -33,7 +35,8 @@ commands:
   docs [--check]               regenerate the README's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
   check-arch                   fail on a crate edge ARCHITECTURE.md does not draw (upward,
-                               sideways, a command-line crate below the library)
+                               sideways, a command-line crate below the library) and on a
+                               circle of modules inside a crate
   dist [--profile dist|dev] [--target TRIPLE]... [--out DIR]
                                the release artifacts: per target (default: the static Linux
                                build x86_64-unknown-linux-musl and x86_64-pc-windows-gnu) an

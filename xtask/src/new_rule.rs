@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use spindle_core::names::{is_code, is_kebab, is_snake};
 
 use crate::Failure;
-use crate::codegen::{self, Declared, Tree, declared_rules};
+use crate::codegen::{self, Declared, Tree, Write, declared_rules};
 /// The case the fixture folder starts with: a host with no facts at all.
 const FIXTURE_CASE: &str = "nothing-collected";
 
@@ -23,13 +23,6 @@ const KEYWORDS: &[&str] = &[
     "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual",
     "where", "while", "yield",
 ];
-
-/// A file to write, relative to the root.
-pub struct Write {
-    pub path: PathBuf,
-    pub text: String,
-    pub created: bool,
-}
 
 pub fn run(root: &Path, code: &str, name: &str, category: &str) -> Result<ExitCode, Failure> {
     let writes = plan(root, code, name, category)?;

@@ -12,7 +12,8 @@ use spindle_core::units::plural;
 use spindle_core::untrusted;
 use spindle_core::view::HostView;
 
-use super::{LISTED, State, causes, details, rows, short_label};
+use super::{LISTED, State, details, rows, short_label};
+use crate::causes::causes;
 use crate::fix::{self, Block, Inline};
 use crate::text::groups::{Group, groups};
 use crate::text::{header, location_text};

@@ -37,7 +37,7 @@ pub(super) fn recreate_partition(
         || p.disk_id.starts_with("/dev/");
     let vol_name = volume.map_or_else(|| format!("partition {}", p.id), |v| v.display_name().to_string());
     // The running system's volume cannot be emptied in place: it is realigned at reinstall.
-    if let Some(v) = volume.filter(|v| crate::plan::is_os_volume(view, v)) {
+    if let Some(v) = volume.filter(|v| crate::volume_os::is_os_volume(view, v)) {
         return format!(
             "{} holds the running operating system: it cannot be emptied and recreated in place. \
              Realign it (partition start at {}, a multiple of {why}) when the server is reinstalled or \

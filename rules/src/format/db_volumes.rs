@@ -1,9 +1,9 @@
 //! The volumes that hold database files, grouped by volume identity, and what the volume says
 //! about its operating system. Shared by the FMT, CAP and MED rules.
 //!
-//! Candidates for `spindle_core::view` (HostView): `volumes_holding`, `os_of_volume`.
+//! Candidate for `spindle_core::view` (HostView): `volumes_holding`.
 
-use spindle_core::facts::{DbFile, FileType, FsKind, OsFamily, Volume};
+use spindle_core::facts::{DbFile, FileType, FsKind, Volume};
 use spindle_core::fast_hash::FastMap;
 use spindle_core::rule::Ctx;
 use spindle_core::view::{DatabaseView, HostView, Located};
@@ -73,29 +73,6 @@ pub(crate) fn describe_files(files: &[(&DatabaseView, &Located<DbFile>)]) -> Str
     }
 }
 
-/// The operating system a volume belongs to: the host's `os_family` when it is Windows or
-/// Linux, else what the volume itself shows: Linux mount options, a `/...` mount point or a
-/// `/dev/...` id mean Linux; a drive letter, a `\\?\` GUID path or a UNC path mean Windows.
-/// The filesystem name is deliberately not used, so a rule judging the filesystem does not
-/// judge it against itself. `None` when nothing tells.
-pub(crate) fn os_of_volume(view: &HostView, v: &Volume) -> Option<OsFamily> {
-    if let Some(os @ (OsFamily::Windows | OsFamily::Linux)) = view.host.os_family {
-        return Some(os);
-    }
-    let posix = |p: &str| p.starts_with('/');
-    let windows = |p: &str| {
-        let b = p.as_bytes();
-        p.starts_with("\\\\") || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
-    };
-    if v.mount_options.is_some() || v.mount_points.iter().any(|m| posix(m)) || v.id.starts_with("/dev/") {
-        return Some(OsFamily::Linux);
-    }
-    if v.mount_points.iter().any(|m| windows(m)) || windows(&v.id) {
-        return Some(OsFamily::Windows);
-    }
-    None
-}
-
 /// The filesystem name as reported, for messages (`NTFS`, `xfs`), or "an unknown filesystem".
 pub(crate) fn fs_name(v: &Volume) -> &str {
     v.filesystem.as_deref().unwrap_or("an unknown filesystem")
@@ -113,12 +90,6 @@ mod tests {
     use spindle_core::view::Document;
 
     use crate::commands::test_volume as vol;
-
-    fn view(os: Option<OsFamily>) -> HostView {
-        let mut v = HostView::build(vec![], Default::default());
-        v.host.item.os_family = os;
-        v
-    }
 
     fn view_with(volumes: Vec<Volume>) -> HostView {
         let snapshot = Snapshot { schema_version: 1, volumes: Some(volumes), ..Snapshot::default() };
@@ -146,23 +117,5 @@ mod tests {
         assert_eq!(id("E:\\SQLData2\\x.mdf").as_deref(), Some("e"));
         assert_eq!(id("/var/opt/mssql/data/x.mdf").as_deref(), Some("data"));
         assert_eq!(id("/var/opt/mssql/log/x.ldf").as_deref(), Some("root"));
-    }
-
-    #[test]
-    fn host_os_wins() {
-        let v = view(Some(OsFamily::Windows));
-        assert_eq!(os_of_volume(&v, &vol("/dev/sdb1", &["/var/opt/mssql"])), Some(OsFamily::Windows));
-    }
-
-    #[test]
-    fn os_from_volume_shape() {
-        let v = view(None);
-        assert_eq!(os_of_volume(&v, &vol("/dev/sdb1", &[])), Some(OsFamily::Linux));
-        assert_eq!(os_of_volume(&v, &vol("x", &["/data"])), Some(OsFamily::Linux));
-        assert_eq!(os_of_volume(&v, &vol("\\\\?\\Volume{1}\\", &[])), Some(OsFamily::Windows));
-        assert_eq!(os_of_volume(&v, &vol("x", &["E:\\SQLData\\"])), Some(OsFamily::Windows));
-        assert_eq!(os_of_volume(&v, &vol("x", &[])), None);
-        let other = view(Some(OsFamily::Other));
-        assert_eq!(os_of_volume(&other, &vol("x", &["/data"])), Some(OsFamily::Linux));
     }
 }

@@ -4,8 +4,9 @@ use spindle_core::finding::Severity;
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
-use super::db_volumes::{any_file, fs_name, os_of_volume, volumes_holding};
+use super::db_volumes::{any_file, fs_name, volumes_holding};
 use crate::commands::{format_volume, fstab_path, linux_device, linux_mount, sh_word};
+use crate::volume_os::os_of_volume;
 
 declare_rule! {
     /// ## What it checks

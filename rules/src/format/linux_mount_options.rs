@@ -3,8 +3,9 @@ use spindle_core::facts::{FsKind, OsFamily, Volume};
 use spindle_core::params::NoParams;
 use spindle_core::rule::Ctx;
 
-use super::db_volumes::{data_or_log, fs_name, is_linux_fs, os_of_volume, volumes_holding};
+use super::db_volumes::{data_or_log, fs_name, is_linux_fs, volumes_holding};
 use crate::commands::{fstab_path, linux_device, linux_mount, sh_word};
+use crate::volume_os::os_of_volume;
 
 declare_rule! {
     /// ## What it checks

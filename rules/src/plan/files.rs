@@ -232,7 +232,10 @@ fn target<'v>(
     let is_log = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type == FileType::Log;
     let is_data = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type != FileType::Log;
     for v in view.volumes.iter().flatten() {
-        if from.is_some_and(|f| f.id == v.id) || super::is_os_volume(view, v) || v.mount_points.is_empty() {
+        if from.is_some_and(|f| f.id == v.id)
+            || crate::volume_os::is_os_volume(view, v)
+            || v.mount_points.is_empty()
+        {
             continue;
         }
         // Spindles to stay off: a volume whose disks are not known cannot be shown to.

@@ -18,7 +18,6 @@ mod subject;
 mod tests;
 
 use spindle_core::facts::OsFamily;
-use spindle_core::facts::Volume;
 use spindle_core::finding::Finding;
 use spindle_core::plan::{Addressed, Phase, Plan, Remedy, Step};
 use spindle_core::quote::{self, Audit};
@@ -184,24 +183,6 @@ impl<'v> Builder<'v> {
 
     pub fn is_used(&self, i: usize) -> bool {
         self.used[i]
-    }
-}
-
-/// Whether `v` holds the running operating system. Unknown counts as yes for a volume that
-/// looks like it (`C:\`, `/`, or one holding files under `\Windows\`): a plan that guesses wrong
-/// here would copy off and delete the system.
-pub(crate) fn is_os_volume(view: &HostView, v: &Volume) -> bool {
-    match v.os_volume {
-        Some(known) => known,
-        None => {
-            v.mount_points
-                .iter()
-                .any(|m| m.eq_ignore_ascii_case("C:\\") || m.eq_ignore_ascii_case("C:") || m == "/")
-                || view.files().any(|(_, f)| {
-                    f.physical_name.as_deref().is_some_and(|p| p.to_ascii_lowercase().contains("\\windows\\"))
-                        && view.volume_of_file(f).is_ok_and(|fv| fv.id == v.id)
-                })
-        }
     }
 }
 

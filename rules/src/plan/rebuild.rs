@@ -75,7 +75,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     }
     // The operating system's volume cannot be emptied while the system runs from it.
     let (os, rebuilds): (Vec<_>, Vec<_>) =
-        rebuilds.into_iter().partition(|r| super::is_os_volume(view, r.volume));
+        rebuilds.into_iter().partition(|r| crate::volume_os::is_os_volume(view, r.volume));
     for r in os {
         let mut step = Step::new(
             Phase::Manual,
