@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use spindle_core::facts::{
-    CollectorReport, Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, IoWindow, MaxSize,
-    NotCollected, OsFamily, SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
+    Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, IoWindow, MaxSize, OsFamily,
+    SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
 };
+
+use crate::notes::Uncollected;
 
 use super::rows::{
     DatabaseRow, FileRow, FileStatsRow, HostInfoRow, ServerRow, ServiceRow, SysInfoRow, VolumeRow,
@@ -42,25 +44,9 @@ pub struct Collected {
     pub counters: Option<Result<Counters, Missing>>,
     pub service: Option<Result<Option<ServiceRow>, Missing>>,
     /// Facts left out for another reason (an older version's missing column, a NULL).
-    pub notes: Vec<NotCollected>,
+    pub notes: Uncollected,
     /// When the collection ran (RFC 3339).
     pub collected_at: Option<String>,
-}
-
-fn note(notes: &mut Vec<NotCollected>, fact: &str, reason: impl Into<String>) {
-    notes.push(NotCollected { fact: fact.into(), reason: reason.into() });
-}
-
-/// A result's value; its failure becomes a note. `None` (not attempted) stays silent: the
-/// collector records why it skipped a query when it skips it.
-fn take<T>(r: Option<Result<T, Missing>>, fact: &str, notes: &mut Vec<NotCollected>) -> Option<T> {
-    match r? {
-        Ok(v) => Some(v),
-        Err(reason) => {
-            note(notes, fact, reason);
-            None
-        }
-    }
 }
 
 /// Pages to bytes; `None` for a negative count (not a size) or one too large to be real.
@@ -118,7 +104,8 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         .unwrap_or_else(|| fallback_host.to_owned());
 
     let mut host = Host { name: host_name, ..Host::default() };
-    let sys_info = take(c.sys_info, "host.memory_bytes", &mut notes);
+    // A query not attempted (`None`) stays silent: the collector noted why when it skipped it.
+    let sys_info = c.sys_info.and_then(|r| notes.take("host.memory_bytes", r));
     let mut uptime_ms = None;
     if let Some(si) = &sys_info {
         host.cpu_count = si.cpu_count.and_then(|n| u32::try_from(n).ok());
@@ -126,7 +113,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         host.is_virtual = si.virtual_machine_type.map(|t| t != 0);
         uptime_ms = to_u64(si.uptime_s).and_then(|s| s.checked_mul(1000));
     }
-    if let Some(hi) = take(c.host_info, "host.os_version", &mut notes) {
+    if let Some(hi) = c.host_info.and_then(|r| notes.take("host.os_version", r)) {
         host.os_family = hi.platform.as_deref().map(|p| match p.trim().to_ascii_lowercase().as_str() {
             "windows" => OsFamily::Windows,
             "linux" => OsFamily::Linux,
@@ -148,7 +135,9 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         cpu_count: sys_info.as_ref().and_then(|si| si.cpu_count).and_then(|n| u32::try_from(n).ok()),
         ..SqlInstance::default()
     };
-    if let Some(service) = take(c.service, "sql_instances[].instant_file_initialization", &mut notes) {
+    if let Some(service) =
+        c.service.and_then(|r| notes.take("sql_instances[].instant_file_initialization", r))
+    {
         match service {
             Some(row) => {
                 instance.service_account = non_empty(&row.service_account);
@@ -156,9 +145,8 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
                     Some("Y") | Some("y") => Some(true),
                     Some("N") | Some("n") => Some(false),
                     _ => {
-                        if !notes.iter().any(|n| n.fact == "sql_instances[].instant_file_initialization") {
-                            note(
-                                &mut notes,
+                        if !notes.has("sql_instances[].instant_file_initialization") {
+                            notes.miss(
                                 "sql_instances[].instant_file_initialization",
                                 "sys.dm_server_services.instant_file_initialization_enabled is NULL",
                             );
@@ -167,8 +155,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
                     }
                 };
             }
-            None => note(
-                &mut notes,
+            None => notes.miss(
                 "sql_instances[].instant_file_initialization",
                 "sys.dm_server_services has no Database Engine row",
             ),
@@ -176,7 +163,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
     }
 
     // Volumes: one per volume id; a file's volume id joins it to the host collector's volumes.
-    let volume_rows = take(c.volumes, "volumes", &mut notes);
+    let volume_rows = c.volumes.and_then(|r| notes.take("volumes", r));
     let mut volume_of_file: HashMap<(i32, i32), String> = HashMap::new();
     let mut volumes: BTreeMap<String, Volume> = BTreeMap::new();
     let mut files_without_volume_id = 0usize;
@@ -204,8 +191,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         }
     }
     if files_without_volume_id > 0 {
-        note(
-            &mut notes,
+        notes.miss(
             "sql_instances[].databases[].files[].volume_id",
             format!(
                 "sys.dm_os_volume_stats gave no volume id for {files_without_volume_id} file(s) (SQL Server \
@@ -214,7 +200,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         );
     }
 
-    let counters = take(c.counters, "sql_instances[].databases[].files[].io", &mut notes);
+    let counters = c.counters.and_then(|r| notes.take("sql_instances[].databases[].files[].io", r));
     let io_of_file: HashMap<(i32, i32), IoStats> = counters
         .as_ref()
         .map(|ctr| {
@@ -227,7 +213,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         })
         .unwrap_or_default();
 
-    let file_rows = take(c.files, "sql_instances[].databases[].files", &mut notes);
+    let file_rows = c.files.and_then(|r| notes.take("sql_instances[].databases[].files", r));
     let mut files_of_db: BTreeMap<i32, Vec<DbFile>> = BTreeMap::new();
     if let Some(rows) = &file_rows {
         let mut internal = 0usize;
@@ -252,15 +238,14 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
             });
         }
         if internal > 0 {
-            note(
-                &mut notes,
+            notes.miss(
                 "sql_instances[].databases[].files",
                 format!("{internal} file(s) of an internal or unknown type were left out"),
             );
         }
     }
 
-    if let Some(dbs) = take(c.databases, "sql_instances[].databases", &mut notes) {
+    if let Some(dbs) = c.databases.and_then(|r| notes.take("sql_instances[].databases", r)) {
         let with_files = file_rows.is_some();
         instance.databases = Some(
             dbs.iter()
@@ -280,11 +265,7 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         schema_version: SCHEMA_VERSION,
         collected_at: c.collected_at,
         host,
-        collectors: vec![CollectorReport {
-            name: "sql".into(),
-            version: Some(env!("CARGO_PKG_VERSION").into()),
-            not_collected: notes,
-        }],
+        collectors: vec![notes.report("sql")],
         volumes: volume_rows.map(|_| volumes.into_values().collect()),
         sql_instances: Some(vec![instance]),
         ..Snapshot::default()

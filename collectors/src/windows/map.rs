@@ -3,14 +3,15 @@
 //! SpindleSpeed 0xFFFFFFFF, AllocationUnitSize 0) leaves the fact absent and says why in
 //! `not_collected`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use spindle_core::facts::{
-    Backing, CloudProvider, CollectorReport, Disk, Host, Media, Merge, NotCollected, OsFamily, Partition,
-    PartitionStyle, SCHEMA_VERSION, Snapshot, StoragePool, VirtualDisk, Volume, norm_volume_id, same_path,
+    Backing, CloudProvider, Disk, Host, Media, Merge, OsFamily, Partition, PartitionStyle, SCHEMA_VERSION,
+    Snapshot, StoragePool, VirtualDisk, Volume, norm_volume_id, same_path,
 };
 
 use super::rows::*;
+use crate::notes::Uncollected;
 
 /// The collector's name in `collectors[]`.
 pub const COLLECTOR: &str = "wmi";
@@ -29,13 +30,13 @@ const BUS_STORAGE_SPACES: u16 = 16;
 
 /// Turns what the Windows collector read into a facts snapshot.
 pub fn map(rows: &WmiRows) -> Snapshot {
-    let mut notes = Notes::default();
+    let mut notes = Uncollected::default();
     let host = host(rows, &mut notes);
     // The legacy disk classes are read only when the storage namespace is missing.
     let legacy = !rows.disks.is_ok() && !matches!(rows.win32_disk_drives, Rows::NotQueried);
     let mut st = if legacy { legacy_storage(rows, &mut notes) } else { msft_storage(rows, &mut notes) };
     let volumes = finish_volumes(rows, &mut st, host.cloud_provider, &mut notes);
-    notes.add(
+    notes.miss(
         "raid_sets",
         "hardware RAID logical drives appear to Windows as plain disks and WMI does not show the \
          controller's stripe size; dynamic-disk striped volumes are not read by this collector",
@@ -44,11 +45,7 @@ pub fn map(rows: &WmiRows) -> Snapshot {
         schema_version: SCHEMA_VERSION,
         collected_at: rows.collected_at.clone(),
         host,
-        collectors: vec![CollectorReport {
-            name: COLLECTOR.to_string(),
-            version: Some(env!("CARGO_PKG_VERSION").to_string()),
-            not_collected: notes.into_vec(),
-        }],
+        collectors: vec![notes.merged_by_fact().report(COLLECTOR)],
         disks: st.disks,
         partitions: st.partitions,
         volumes,
@@ -59,44 +56,19 @@ pub fn map(rows: &WmiRows) -> Snapshot {
     }
 }
 
-/// `not_collected` entries, one per fact, with every reason given for it.
-#[derive(Default)]
-struct Notes(BTreeMap<String, Vec<String>>);
-
-impl Notes {
-    fn add(&mut self, fact: &str, reason: impl Into<String>) {
-        let reason = reason.into();
-        let reasons = self.0.entry(fact.to_string()).or_default();
-        if !reasons.contains(&reason) {
-            reasons.push(reason);
-        }
-    }
-
-    /// One reason naming the entities it applies to (`what: a, b, c`), when there are any.
-    fn add_for(&mut self, fact: &str, what: &str, ids: &[String]) {
-        if !ids.is_empty() {
-            self.add(fact, format!("{what}: {}", ids.join(", ")));
-        }
-    }
-
-    fn into_vec(self) -> Vec<NotCollected> {
-        self.0.into_iter().map(|(fact, reasons)| NotCollected { fact, reason: reasons.join("; ") }).collect()
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Host
 
-fn host(rows: &WmiRows, notes: &mut Notes) -> Host {
+fn host(rows: &WmiRows, notes: &mut Uncollected) -> Host {
     let cs = rows.computer_system.rows().first();
     let os = rows.operating_system.rows().first();
     if let Some(e) = rows.computer_system.error() {
-        notes.add("host.cpu_count", format!("Win32_ComputerSystem: {e}"));
-        notes.add("host.memory_bytes", format!("Win32_ComputerSystem: {e}"));
-        notes.add("host.is_virtual", format!("Win32_ComputerSystem: {e}"));
+        notes.miss("host.cpu_count", format!("Win32_ComputerSystem: {e}"));
+        notes.miss("host.memory_bytes", format!("Win32_ComputerSystem: {e}"));
+        notes.miss("host.is_virtual", format!("Win32_ComputerSystem: {e}"));
     }
     if let Some(e) = rows.operating_system.error() {
-        notes.add("host.os_version", format!("Win32_OperatingSystem: {e}"));
+        notes.miss("host.os_version", format!("Win32_OperatingSystem: {e}"));
     }
     let name =
         nonempty(&rows.computer_name).or_else(|| cs.and_then(|c| nonempty(&c.name))).unwrap_or_default();
@@ -143,7 +115,7 @@ fn classify(
     manufacturer: Option<&str>,
     model_name: Option<&str>,
     tag: Option<&str>,
-    notes: &mut Notes,
+    notes: &mut Uncollected,
 ) -> (Option<bool>, Option<CloudProvider>) {
     let man = manufacturer.unwrap_or("").trim().to_ascii_lowercase();
     let model = model_name.unwrap_or("").trim().to_ascii_lowercase();
@@ -168,7 +140,7 @@ fn classify(
         || man.contains("parallels")
         || model.contains("bochs");
     if hypervisor {
-        notes.add(
+        notes.miss(
             "host.cloud_provider",
             format!(
                 "a virtual machine ({} {}) without a cloud's chassis asset tag or manufacturer: \
@@ -180,7 +152,7 @@ fn classify(
         return (Some(true), None);
     }
     if man.is_empty() && model.is_empty() {
-        notes.add("host.is_virtual", "Win32_ComputerSystem reports no Manufacturer or Model");
+        notes.miss("host.is_virtual", "Win32_ComputerSystem reports no Manufacturer or Model");
         return (None, None);
     }
     (Some(false), Some(CloudProvider::None))
@@ -205,7 +177,7 @@ struct Storage {
     volumes_error: Option<String>,
 }
 
-fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
+fn msft_storage(rows: &WmiRows, notes: &mut Uncollected) -> Storage {
     let mut st = Storage::default();
     let pds = rows.physical_disks.rows();
     let pools = rows.storage_pools.rows();
@@ -358,33 +330,33 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
     match &rows.disks {
         Rows::Ok(_) => {
             if let Some(e) = rows.physical_disks.error() {
-                notes.add("disks[].media", format!("MSFT_PhysicalDisk: {e}"));
-                notes.add("disks[].rpm", format!("MSFT_PhysicalDisk: {e}"));
+                notes.miss("disks[].media", format!("MSFT_PhysicalDisk: {e}"));
+                notes.miss("disks[].rpm", format!("MSFT_PhysicalDisk: {e}"));
             } else {
-                notes.add_for(
+                notes.miss_for(
                     "disks[].media",
                     "no MSFT_PhysicalDisk has the UniqueId or DeviceId of",
                     &no_media,
                 );
-                notes.add_for(
+                notes.miss_for(
                     "disks[].rpm",
                     "no MSFT_PhysicalDisk has the UniqueId or DeviceId of",
                     &no_media,
                 );
             }
-            notes.add_for(
+            notes.miss_for(
                 "disks[].media",
                 "MSFT_PhysicalDisk.MediaType is 0 (Unspecified) or unknown: the platform does not say \
                  what media backs",
                 &unknown_media,
             );
-            notes.add_for(
+            notes.miss_for(
                 "disks[].rpm",
                 "MSFT_PhysicalDisk.SpindleSpeed is 0xFFFFFFFF (unknown), absent, or 0 while MediaType does \
                  not say solid state, for",
                 &unknown_rpm,
             );
-            notes.add_for(
+            notes.miss_for(
                 "disks[].bus",
                 "MSFT_Disk / MSFT_PhysicalDisk.BusType unknown or reserved",
                 &unknown_bus,
@@ -393,18 +365,18 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                 .virtual_disk_to_disk
                 .error()
                 .map_or(String::new(), |e| format!(" (MSFT_VirtualDiskToDisk: {e})"));
-            notes.add_for(
+            notes.miss_for(
                 "disks[].backed_by",
                 &format!("no MSFT_VirtualDisk matches these Storage Spaces disks{err}"),
                 &space_without_vd,
             );
             let no_sector: Vec<String> =
                 disks.iter().filter(|d| d.physical_sector_bytes.is_none()).map(|d| d.id.clone()).collect();
-            notes.add_for("disks[].physical_sector_bytes", "PhysicalSectorSize absent or 0 for", &no_sector);
+            notes.miss_for("disks[].physical_sector_bytes", "PhysicalSectorSize absent or 0 for", &no_sector);
             st.disks = Some(disks);
         }
-        Rows::Failed(e) => notes.add("disks", format!("MSFT_Disk: {e}")),
-        Rows::NotQueried => notes.add("disks", "MSFT_Disk was not queried"),
+        Rows::Failed(e) => notes.miss("disks", format!("MSFT_Disk: {e}")),
+        Rows::NotQueried => notes.miss("disks", "MSFT_Disk was not queried"),
     }
 
     // Storage pools and virtual disks.
@@ -412,8 +384,10 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
         Rows::Ok(_) => {
             let members_err = rows.pool_to_physical_disk.error().or(rows.physical_disks.error());
             if let Some(e) = members_err {
-                notes
-                    .add("storage_pools[].physical_disk_ids", format!("MSFT_StoragePoolToPhysicalDisk: {e}"));
+                notes.miss(
+                    "storage_pools[].physical_disk_ids",
+                    format!("MSFT_StoragePoolToPhysicalDisk: {e}"),
+                );
             }
             st.storage_pools = Some(
                 concrete_pools
@@ -433,8 +407,8 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                     .collect(),
             );
         }
-        Rows::Failed(e) => notes.add("storage_pools", format!("MSFT_StoragePool: {e}")),
-        Rows::NotQueried => notes.add("storage_pools", "MSFT_StoragePool was not queried"),
+        Rows::Failed(e) => notes.miss("storage_pools", format!("MSFT_StoragePool: {e}")),
+        Rows::NotQueried => notes.miss("storage_pools", "MSFT_StoragePool was not queried"),
     }
     match &rows.virtual_disks {
         Rows::Ok(_) => {
@@ -481,17 +455,17 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                 .error()
                 .or(rows.storage_pools.error())
                 .map_or(String::new(), |e| format!(" ({e})"));
-            notes.add_for(
+            notes.miss_for(
                 "virtual_disks[].pool_id",
                 &format!("no MSFT_StoragePoolToVirtualDisk row names the pool of{err}"),
                 &no_pool,
             );
-            notes.add_for("virtual_disks[].columns", "NumberOfColumns not reported", &no_columns);
-            notes.add_for("virtual_disks[].interleave_bytes", "Interleave not reported", &no_interleave);
+            notes.miss_for("virtual_disks[].columns", "NumberOfColumns not reported", &no_columns);
+            notes.miss_for("virtual_disks[].interleave_bytes", "Interleave not reported", &no_interleave);
             st.virtual_disks = Some(list);
         }
-        Rows::Failed(e) => notes.add("virtual_disks", format!("MSFT_VirtualDisk: {e}")),
-        Rows::NotQueried => notes.add("virtual_disks", "MSFT_VirtualDisk was not queried"),
+        Rows::Failed(e) => notes.miss("virtual_disks", format!("MSFT_VirtualDisk: {e}")),
+        Rows::NotQueried => notes.miss("virtual_disks", "MSFT_VirtualDisk was not queried"),
     }
 
     // Partitions.
@@ -532,15 +506,15 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                     }
                 })
                 .collect();
-            notes.add_for(
+            notes.miss_for(
                 "partitions[].offset_bytes",
                 "MSFT_Partition.Offset not reported (it is not on the class page) for",
                 &no_offset,
             );
             st.partitions = Some(list);
         }
-        Rows::Failed(e) => notes.add("partitions", format!("MSFT_Partition: {e}")),
-        Rows::NotQueried => notes.add("partitions", "MSFT_Partition was not queried"),
+        Rows::Failed(e) => notes.miss("partitions", format!("MSFT_Partition: {e}")),
+        Rows::NotQueried => notes.miss("partitions", "MSFT_Partition was not queried"),
     }
 
     // Volumes, with their partitions: by MSFT_PartitionToVolume, else by the volume GUID path
@@ -571,7 +545,7 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                     continue; // CD-ROM
                 }
                 let Some(id) = msft_volume_id(v) else {
-                    notes.add(
+                    notes.miss(
                         "volumes",
                         format!("an MSFT_Volume (row {i}) has no Path, UniqueId or ObjectId"),
                     );
@@ -638,18 +612,18 @@ fn msft_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
 }
 
 /// Pre-2012 hosts: `Win32_DiskDrive`, `Win32_DiskPartition` and `Win32_LogicalDiskToPartition`.
-fn legacy_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
+fn legacy_storage(rows: &WmiRows, notes: &mut Uncollected) -> Storage {
     let mut st = Storage::default();
     let why = rows.disks.error().map_or_else(
         || "the storage namespace ROOT\\Microsoft\\Windows\\Storage was not read".to_string(),
         |e| format!("ROOT\\Microsoft\\Windows\\Storage: {e}"),
     );
-    notes.add("storage_pools", format!("{why} (Storage Spaces exist from Windows Server 2012)"));
-    notes.add("virtual_disks", format!("{why} (Storage Spaces exist from Windows Server 2012)"));
+    notes.miss("storage_pools", format!("{why} (Storage Spaces exist from Windows Server 2012)"));
+    notes.miss("virtual_disks", format!("{why} (Storage Spaces exist from Windows Server 2012)"));
     let drives = rows.win32_disk_drives.rows();
     match &rows.win32_disk_drives {
         // No disk is not an answer either (see `WmiRows::distrust_empty_storage`).
-        Rows::Ok(d) if d.is_empty() => notes.add("disks", format!("{why}; Win32_DiskDrive listed no disks")),
+        Rows::Ok(d) if d.is_empty() => notes.miss("disks", format!("{why}; Win32_DiskDrive listed no disks")),
         Rows::Ok(_) => {
             let mut list: Vec<Disk> = drives
                 .iter()
@@ -665,17 +639,17 @@ fn legacy_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                 })
                 .collect();
             list.sort_by_key(|d| d.number.unwrap_or(u32::MAX));
-            notes.add("disks[].media", format!("{why}; Win32_DiskDrive does not report the media type"));
-            notes.add("disks[].rpm", format!("{why}; Win32_DiskDrive does not report the rotation speed"));
-            notes.add(
+            notes.miss("disks[].media", format!("{why}; Win32_DiskDrive does not report the media type"));
+            notes.miss("disks[].rpm", format!("{why}; Win32_DiskDrive does not report the rotation speed"));
+            notes.miss(
                 "disks[].physical_sector_bytes",
                 format!("{why}; Win32_DiskDrive reports only the logical sector size (BytesPerSector)"),
             );
-            notes.add("disks[].partition_style", format!("{why}; Win32_DiskDrive does not report it"));
+            notes.miss("disks[].partition_style", format!("{why}; Win32_DiskDrive does not report it"));
             st.disks = Some(list);
         }
-        Rows::Failed(e) => notes.add("disks", format!("{why}; Win32_DiskDrive: {e}")),
-        Rows::NotQueried => notes.add("disks", why.clone()),
+        Rows::Failed(e) => notes.miss("disks", format!("{why}; Win32_DiskDrive: {e}")),
+        Rows::NotQueried => notes.miss("disks", why.clone()),
     }
     match &rows.win32_partitions {
         Rows::Ok(parts) => {
@@ -710,15 +684,15 @@ fn legacy_storage(rows: &WmiRows, notes: &mut Notes) -> Storage {
                     }
                 })
                 .collect();
-            notes.add_for(
+            notes.miss_for(
                 "partitions[].offset_bytes",
                 "Win32_DiskPartition.StartingOffset not reported for",
                 &no_offset,
             );
             st.partitions = Some(list);
         }
-        Rows::Failed(e) => notes.add("partitions", format!("{why}; Win32_DiskPartition: {e}")),
-        Rows::NotQueried => notes.add("partitions", why.clone()),
+        Rows::Failed(e) => notes.miss("partitions", format!("{why}; Win32_DiskPartition: {e}")),
+        Rows::NotQueried => notes.miss("partitions", why.clone()),
     }
     st.unbacked_reason = Some(match rows.win32_logical_disk_to_partition.error() {
         Some(e) => format!("Win32_LogicalDiskToPartition: {e}"),
@@ -741,7 +715,7 @@ fn finish_volumes(
     rows: &WmiRows,
     st: &mut Storage,
     cloud: Option<CloudProvider>,
-    notes: &mut Notes,
+    notes: &mut Uncollected,
 ) -> Option<Vec<Volume>> {
     let mut boot = std::mem::take(&mut st.boot_volumes);
     let mut volumes = st.volumes.take();
@@ -826,12 +800,12 @@ fn finish_volumes(
     let list = volumes.filter(|v| !v.is_empty());
     let Some(mut list) = list else {
         if let Some(e) = &st.volumes_error {
-            notes.add("volumes", e.clone());
+            notes.miss("volumes", e.clone());
         }
         match &rows.win32_volumes {
-            Rows::Failed(e) => notes.add("volumes", format!("Win32_Volume: {e}")),
+            Rows::Failed(e) => notes.miss("volumes", format!("Win32_Volume: {e}")),
             // No volume is not an answer: a running Windows host has at least its system volume.
-            Rows::Ok(_) => notes.add(
+            Rows::Ok(_) => notes.miss(
                 "volumes",
                 format!(
                     "Win32_Volume{} listed no volumes, and a running Windows host has at least its \
@@ -842,7 +816,7 @@ fn finish_volumes(
             Rows::NotQueried => {}
         }
         if let Some(e) = rows.win32_logical_disks.error() {
-            notes.add("volumes", format!("Win32_LogicalDisk: {e}"));
+            notes.miss("volumes", format!("Win32_LogicalDisk: {e}"));
         }
         return None;
     };
@@ -871,7 +845,7 @@ fn finish_volumes(
         }
     }
     if boot.is_empty() {
-        notes.add(
+        notes.miss(
             "volumes[].os_volume",
             "no partition has IsBoot, no Win32_Volume has BootVolume and no volume is mounted at the \
              system drive",
@@ -896,7 +870,7 @@ fn finish_volumes(
         .map(|v| v.display_name().to_string())
         .collect();
     let w_err = rows.win32_volumes.error().map_or(String::new(), |e| format!(" (Win32_Volume: {e})"));
-    notes.add_for(
+    notes.miss_for(
         "volumes[].allocation_unit_bytes",
         &format!("MSFT_Volume.AllocationUnitSize absent or 0 and no Win32_Volume.BlockSize{w_err} for"),
         &no_au,
@@ -904,12 +878,12 @@ fn finish_volumes(
     let unbacked: Vec<String> =
         list.iter().filter(|v| v.backed_by.is_none()).map(|v| v.display_name().to_string()).collect();
     if let Some(why) = &st.unbacked_reason {
-        notes.add_for("volumes[].backed_by", why, &unbacked);
+        notes.miss_for("volumes[].backed_by", why, &unbacked);
     }
     if !list.iter().any(|v| v.compressed.is_some()) {
-        notes.add("volumes[].compressed", format!("Win32_Volume.Compressed not read{w_err}"));
+        notes.miss("volumes[].compressed", format!("Win32_Volume.Compressed not read{w_err}"));
     }
-    notes.add(
+    notes.miss(
         "volumes[].encrypted",
         "neither MSFT_Volume nor Win32_Volume says whether files on a volume use EFS (check with cipher /S)",
     );
