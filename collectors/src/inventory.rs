@@ -130,28 +130,45 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Server>, Rejected> {
     // What may be a secret is never shown, in a snippet or a message: CI logs keep both.
     let secrets: Vec<Range<usize>> = root.as_ref().map(|r| secret_spans(r.get_ref())).unwrap_or_default();
     let reject = |errors| Rejected { errors, masked: mask(text, &secrets) };
-    let at = |span: Range<usize>, message: String, help: Option<String>| InventoryError {
-        span: Some(span),
-        message,
-        help,
-    };
-    // serde words a bad value by quoting it: not when the value may be a secret.
-    let serde_error = |e: toml::de::Error| {
-        let span = e.span().unwrap_or(0..0);
-        let in_secret = secrets.iter().any(|s| s.start <= span.start && span.start < s.end.max(s.start + 1));
-        let message = if in_secret {
-            "this value is not valid here (it is not shown: it may be a secret)".to_string()
-        } else {
-            e.message().to_string()
-        };
-        at(span, message, None)
-    };
     let root = match root {
         Ok(root) => root,
-        Err(e) => return Err(reject(vec![serde_error(e)])),
+        Err(e) => return Err(reject(vec![serde_error(e, &secrets)])),
     };
-    let root_span = root.span();
+    let (entries, mut errors) = read_entries(root, &secrets);
+    let out = servers(entries, base, &mut errors);
+    if !errors.is_empty() {
+        return Err(reject(in_file_order(errors)));
+    }
+    if out.is_empty() {
+        return Err(reject(vec![InventoryError {
+            span: None,
+            message: "no [[server]] entries".into(),
+            help: None,
+        }]));
+    }
+    Ok(out)
+}
 
+fn at(span: Range<usize>, message: String, help: Option<String>) -> InventoryError {
+    InventoryError { span: Some(span), message, help }
+}
+
+/// serde's words for a bad value, which quote it: not when the value may be a secret.
+fn serde_error(e: toml::de::Error, secrets: &[Range<usize>]) -> InventoryError {
+    let span = e.span().unwrap_or(0..0);
+    let in_secret = secrets.iter().any(|s| s.start <= span.start && span.start < s.end.max(s.start + 1));
+    let message = if in_secret {
+        "this value is not valid here (it is not shown: it may be a secret)".to_string()
+    } else {
+        e.message().to_string()
+    };
+    at(span, message, None)
+}
+
+/// The `[[server]]` entries, each read on its own so that one entry's mistake hides no other's,
+/// and every mistake in them and in the rest of the file.
+fn read_entries(root: Spanned<DeTable<'_>>, secrets: &[Range<usize>]) -> (Vec<Entry>, Vec<InventoryError>) {
+    let root_span = root.span();
     let mut errors = vec![];
     let mut entries = vec![];
     for (key, value) in root.into_inner() {
@@ -159,26 +176,10 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Server>, Rejected> {
         match value.into_inner() {
             DeValue::Array(items) if key.get_ref() == "server" => {
                 for item in items {
-                    if let Some(span) = password_span(&item) {
-                        errors.push(at(
-                            span,
-                            "passwords are never read from files".into(),
-                            Some(
-                                "name an environment variable instead: password_env = \"SQL01_PASSWORD\""
-                                    .into(),
-                            ),
-                        ));
-                    }
-                    for (key, span) in misplaced_secrets(&item) {
-                        errors.push(at(
-                            span,
-                            format!("{key} names an environment variable; this value is not one (not shown: it may be a secret)"),
-                            Some(format!("{key} = \"SQL01_PASSWORD\", with the password in that variable")),
-                        ));
-                    }
+                    errors.extend(secrets_written_here(&item));
                     match Entry::deserialize(ValueDeserializer::from(item)) {
                         Ok(entry) => entries.push(entry),
-                        Err(e) => errors.push(serde_error(e)),
+                        Err(e) => errors.push(serde_error(e, secrets)),
                     }
                 }
             }
@@ -187,12 +188,40 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Server>, Rejected> {
                 let alone =
                     Spanned::new(root_span.clone(), DeValue::Table([(key, value)].into_iter().collect()));
                 if let Err(e) = TopLevel::deserialize(ValueDeserializer::from(alone)) {
-                    errors.push(serde_error(e));
+                    errors.push(serde_error(e, secrets));
                 }
             }
         }
     }
+    (entries, errors)
+}
 
+/// A password, or a secret where a variable's name belongs, in one `[[server]]` entry: told
+/// whatever else is wrong with the entry.
+fn secrets_written_here(item: &Spanned<DeValue<'_>>) -> Vec<InventoryError> {
+    let mut errors = vec![];
+    if let Some(span) = password_span(item) {
+        errors.push(at(
+            span,
+            "passwords are never read from files".into(),
+            Some("name an environment variable instead: password_env = \"SQL01_PASSWORD\"".into()),
+        ));
+    }
+    for (key, span) in misplaced_secrets(item) {
+        errors.push(at(
+            span,
+            format!(
+                "{key} names an environment variable; this value is not one (not shown: it may be a secret)"
+            ),
+            Some(format!("{key} = \"SQL01_PASSWORD\", with the password in that variable")),
+        ));
+    }
+    errors
+}
+
+/// The servers the entries name, each once; a name that is no server, or one listed twice, is a
+/// mistake.
+fn servers(entries: Vec<Entry>, base: &Path, errors: &mut Vec<InventoryError>) -> Vec<Server> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -227,28 +256,22 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Server>, Rejected> {
             },
         });
     }
-    if !errors.is_empty() {
-        // In the order of the file, whichever check found them.
-        errors.sort_by_key(|e| e.span.as_ref().map_or(0, |s| s.start));
-        if errors.len() > MAX_ERRORS {
-            let more = errors.len() - MAX_ERRORS;
-            errors.truncate(MAX_ERRORS);
-            errors.push(InventoryError {
-                span: None,
-                message: format!("{more} more mistakes are not listed (the first {MAX_ERRORS} are)"),
-                help: None,
-            });
-        }
-        return Err(reject(errors));
-    }
-    if out.is_empty() {
-        return Err(reject(vec![InventoryError {
+    out
+}
+
+/// The mistakes in the order of the file, whichever check found them, at most [`MAX_ERRORS`].
+fn in_file_order(mut errors: Vec<InventoryError>) -> Vec<InventoryError> {
+    errors.sort_by_key(|e| e.span.as_ref().map_or(0, |s| s.start));
+    if errors.len() > MAX_ERRORS {
+        let more = errors.len() - MAX_ERRORS;
+        errors.truncate(MAX_ERRORS);
+        errors.push(InventoryError {
             span: None,
-            message: "no [[server]] entries".into(),
+            message: format!("{more} more mistakes are not listed (the first {MAX_ERRORS} are)"),
             help: None,
-        }]));
+        });
     }
-    Ok(out)
+    errors
 }
 
 /// Where a `[[server]]` entry sets `password`, whatever else is wrong with it.

@@ -9,6 +9,8 @@
 //! - [`windows`]: the Windows storage CIM classes (`MSFT_Disk`, `MSFT_Partition`, ...);
 //! - [`sql`]: a SQL Server's files, volumes and I/O counters over TDS (feature `sql`, default);
 //! - [`host`]: this machine, or an image, as one snapshot;
+//! - [`notes`]: the list every collector keeps of what it could not read, which becomes its
+//!   `collectors[]` report;
 //! - [`inventory`]: the SQL Servers to collect from, as an inventory file lists them, and
 //!   [`target`]: how one server is named.
 //!
@@ -19,6 +21,7 @@ pub mod host;
 pub mod image;
 pub mod inventory;
 pub mod linux;
+pub mod notes;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod target;

@@ -40,14 +40,12 @@
 
 use std::collections::BTreeMap;
 
-use spindle_core::facts::{
-    Backing, CollectorReport, Disk, Host, NotCollected, Partition, PartitionStyle, SCHEMA_VERSION, Snapshot,
-    Volume,
-};
+use spindle_core::facts::{Backing, Disk, Host, Partition, PartitionStyle, SCHEMA_VERSION, Snapshot, Volume};
 
 use super::gpt::{self, Guid};
 use super::read_at::{Fields, ReadAt, Window, read_bytes};
 use super::{ImageError, ext4, fat, mbr, ntfs, refs, vhd, xfs};
+use crate::notes::Uncollected;
 
 /// The collector's name in `CollectorReport`.
 pub const COLLECTOR: &str = "image";
@@ -79,7 +77,7 @@ pub struct ImageFacts {
     pub volumes: Option<Vec<Volume>>,
     /// The table's type for each partition, by partition id.
     pub partition_types: BTreeMap<String, PartitionType>,
-    pub not_collected: Vec<NotCollected>,
+    pub not_collected: Uncollected,
 }
 
 impl ImageFacts {
@@ -88,20 +86,12 @@ impl ImageFacts {
         Snapshot {
             schema_version: SCHEMA_VERSION,
             host: Host { name: host_name.to_string(), ..Host::default() },
-            collectors: vec![CollectorReport {
-                name: COLLECTOR.to_string(),
-                version: Some(env!("CARGO_PKG_VERSION").to_string()),
-                not_collected: self.not_collected,
-            }],
+            collectors: vec![self.not_collected.report(COLLECTOR)],
             disks: Some(vec![self.disk]),
             partitions: self.partitions,
             volumes: self.volumes,
             ..Snapshot::default()
         }
-    }
-
-    fn note(&mut self, fact: &str, reason: String) {
-        self.not_collected.push(NotCollected { fact: fact.to_string(), reason });
     }
 }
 
@@ -204,8 +194,9 @@ fn probe(src: &dyn ReadAt, offset: u64, len: u64) -> Result<Content, ImageError>
 /// The volume (if any) a partition's or disk's content makes, with the notes it needs.
 fn volume_of(out: &mut ImageFacts, content: Content, id: &str, backed_by: Option<Backing>, at: u64) {
     let mut v = Volume { id: id.to_string(), backed_by, ..Volume::default() };
-    let err_note =
-        |out: &mut ImageFacts, fact: &str, e: ImageError| out.note(fact, format!("volume {id}: {e}"));
+    let err_note = |out: &mut ImageFacts, fact: &str, e: ImageError| {
+        out.not_collected.miss(fact, format!("volume {id}: {e}"))
+    };
     match content {
         Content::Empty | Content::Swap => return,
         Content::Ntfs(r) => {
@@ -220,7 +211,8 @@ fn volume_of(out: &mut ImageFacts, content: Content, id: &str, backed_by: Option
         }
         Content::Refs => {
             v.filesystem = Some("ReFS".into());
-            out.note("volumes[].allocation_unit_bytes", format!("volume {id}: {}", refs::CLUSTER_NOT_READ));
+            out.not_collected
+                .miss("volumes[].allocation_unit_bytes", format!("volume {id}: {}", refs::CLUSTER_NOT_READ));
         }
         Content::Xfs(r) => {
             v.filesystem = Some("xfs".into());
@@ -254,8 +246,8 @@ fn volume_of(out: &mut ImageFacts, content: Content, id: &str, backed_by: Option
             }
             Err(e) => err_note(out, "volumes[].filesystem", e),
         },
-        Content::Opaque(why) => out.note("volumes[].filesystem", format!("volume {id}: {why}")),
-        Content::Unknown => out.note(
+        Content::Opaque(why) => out.not_collected.miss("volumes[].filesystem", format!("volume {id}: {why}")),
+        Content::Unknown => out.not_collected.miss(
             "volumes[].filesystem",
             format!(
                 "volume {id}: no NTFS, ReFS, XFS, ext2/3/4 or FAT boot sector or superblock at byte {at}; \
@@ -281,7 +273,7 @@ fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Re
         partitions: None,
         volumes: None,
         partition_types: BTreeMap::new(),
-        not_collected: Vec::new(),
+        not_collected: Uncollected::default(),
     };
     let head = read_bytes(src, 0, 0, 512, 512, "sector 0")?;
     let whole = probe(src, 0, size)?;
@@ -306,8 +298,8 @@ fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Re
                 PartitionStyle::Raw
             } else {
                 let why = "no MBR or GPT partition table and no filesystem spindle reads at byte 0";
-                out.note("partitions", why.to_string());
-                out.note("volumes", why.to_string());
+                out.not_collected.miss("partitions", why.to_string());
+                out.not_collected.miss("volumes", why.to_string());
                 PartitionStyle::Unknown
             });
             out.disk.logical_sector_bytes = sector_hint;
@@ -329,7 +321,7 @@ fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Re
     if extended.len() > 1 {
         // Several extended partitions are what a crafted table uses to list one EBR chain
         // several times; their logical partitions are kept, and the overlap note says which.
-        out.note(
+        out.not_collected.miss(
             "partitions",
             format!(
                 "the MBR lists {} extended partitions ({}); a valid table has at most one",
@@ -351,7 +343,7 @@ fn whole_disk(mut out: ImageFacts, whole: Content, disk_id: &str, sector_hint: O
         (_, Some(s)) => Some(s),
         (Content::Ntfs(Ok(b)), None) => Some(b.bytes_per_sector),
         _ => {
-            out.note(
+            out.not_collected.miss(
                 "disks[].logical_sector_bytes",
                 format!("disk {disk_id}: the filesystem on the whole disk does not record the disk's logical sector size"),
             );
@@ -375,7 +367,7 @@ fn finish(
     out.disk.partition_style = Some(style);
     out.disk.logical_sector_bytes = Some(sector_bytes);
     if let Some(why) = overlaps(disk_id, &parts) {
-        out.note("partitions", why);
+        out.not_collected.miss("partitions", why);
     }
     let mut partitions = Vec::new();
     out.volumes = Some(vec![]);
@@ -394,7 +386,7 @@ fn finish(
         }
         match probe(src, p.offset, p.size) {
             Ok(c) => volume_of(&mut out, c, &id, Some(Backing::Partitions(vec![id.clone()])), p.offset),
-            Err(e) => out.note("volumes[].filesystem", format!("volume {id}: {e}")),
+            Err(e) => out.not_collected.miss("volumes[].filesystem", format!("volume {id}: {e}")),
         }
     }
     out.partitions = Some(partitions);

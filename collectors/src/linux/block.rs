@@ -28,8 +28,8 @@ use std::path::Path;
 
 use spindle_core::facts::{Disk, Media, Partition};
 
-use super::notes::Notes;
 use super::read::{self, sectors_to_bytes};
+use crate::notes::Uncollected;
 
 /// What sysfs says about one whole disk and its partitions.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub(crate) struct BlockDisk {
 pub(crate) type DevMap = BTreeMap<(u32, u32), String>;
 
 /// Reads `root/sys/block`. `Err` only when the directory itself cannot be listed.
-pub(crate) fn read_disks(root: &Path, notes: &mut Notes) -> Result<(Vec<BlockDisk>, DevMap), String> {
+pub(crate) fn read_disks(root: &Path, notes: &mut Uncollected) -> Result<(Vec<BlockDisk>, DevMap), String> {
     let sys_block = root.join("sys/block");
     let mut disks = Vec::new();
     let mut devs = DevMap::new();
@@ -104,7 +104,12 @@ pub(crate) fn read_disks(root: &Path, notes: &mut Notes) -> Result<(Vec<BlockDis
     Ok((disks, devs))
 }
 
-fn read_partitions(disk_dir: &Path, disk: &str, devs: &mut DevMap, notes: &mut Notes) -> Vec<Partition> {
+fn read_partitions(
+    disk_dir: &Path,
+    disk: &str,
+    devs: &mut DevMap,
+    notes: &mut Uncollected,
+) -> Vec<Partition> {
     let names = match read::names(disk_dir) {
         Ok(n) => n,
         Err(e) => {

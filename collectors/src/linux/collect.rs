@@ -15,14 +15,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use spindle_core::facts::{Backing, CloudProvider, CollectorReport, Disk, SCHEMA_VERSION, Snapshot, Volume};
+use spindle_core::facts::{Backing, CloudProvider, Disk, SCHEMA_VERSION, Snapshot, Volume};
 
 use super::block::{self, DevMap};
 use super::dm::{self, DmTables};
 use super::mountinfo::{self, MountEntry};
-use super::notes::Notes;
 use super::statfs::FsStats;
 use super::{LinuxError, ext4, host, md, read};
+use crate::notes::Uncollected;
 
 pub(crate) fn collect(root: &Path, fs: &dyn FsStats, tables: &dyn DmTables) -> Result<Snapshot, LinuxError> {
     let mountinfo_path = root.join("proc/self/mountinfo");
@@ -32,7 +32,7 @@ pub(crate) fn collect(root: &Path, fs: &dyn FsStats, tables: &dyn DmTables) -> R
             root.display()
         )));
     }
-    let mut notes = Notes::default();
+    let mut notes = Uncollected::default();
     let host = host::read_host(root, &mut notes)?;
 
     // Disks, partitions, md arrays, dm backings.
@@ -105,11 +105,7 @@ pub(crate) fn collect(root: &Path, fs: &dyn FsStats, tables: &dyn DmTables) -> R
         schema_version: SCHEMA_VERSION,
         collected_at: None,
         host,
-        collectors: vec![CollectorReport {
-            name: "linux".to_string(),
-            version: Some(env!("CARGO_PKG_VERSION").to_string()),
-            not_collected: notes.0,
-        }],
+        collectors: vec![notes.report("linux")],
         disks,
         partitions,
         volumes,
@@ -145,7 +141,7 @@ fn volume(
     group: &[&MountEntry],
     backed_by: Option<Backing>,
     fs: &dyn FsStats,
-    notes: &mut Notes,
+    notes: &mut Uncollected,
 ) -> Volume {
     let id = format!("/dev/{name}");
     let fact = |f: &str| format!("volumes[{id}].{f}");

@@ -22,8 +22,8 @@ use std::path::Path;
 use spindle_core::facts::Backing;
 
 use super::block::{DevMap, parse_dev};
-use super::notes::Notes;
 use super::read::{self, sectors_to_bytes};
+use crate::notes::Uncollected;
 
 /// Where device-mapper tables come from.
 pub trait DmTables {
@@ -177,7 +177,7 @@ pub(crate) fn read_backing(
     kname: &str,
     devs: &DevMap,
     tables: &dyn DmTables,
-    notes: &mut Notes,
+    notes: &mut Uncollected,
 ) -> Option<Option<Backing>> {
     let dir = root.join("sys/block").join(kname);
     let dm = dir.join("dm");

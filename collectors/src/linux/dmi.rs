@@ -21,8 +21,8 @@ use std::path::Path;
 
 use spindle_core::facts::CloudProvider;
 
-use super::notes::Notes;
 use super::read;
+use crate::notes::Uncollected;
 
 pub const AZURE_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
 
@@ -112,7 +112,10 @@ pub fn cpu_hypervisor_flag(cpuinfo: &str) -> Option<bool> {
 }
 
 /// `is_virtual` and `cloud_provider` for the host, recording what could not be decided.
-pub(crate) fn virtual_and_cloud(root: &Path, notes: &mut Notes) -> (Option<bool>, Option<CloudProvider>) {
+pub(crate) fn virtual_and_cloud(
+    root: &Path,
+    notes: &mut Uncollected,
+) -> (Option<bool>, Option<CloudProvider>) {
     let dmi = Dmi::read(root);
     let flag = read::text(&root.join("proc/cpuinfo")).ok().and_then(|c| cpu_hypervisor_flag(&c));
     let dmi_hint = dmi.as_ref().and_then(Dmi::virtual_hint);

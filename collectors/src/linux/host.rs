@@ -12,11 +12,11 @@ use std::path::Path;
 
 use spindle_core::facts::{Host, OsFamily};
 
-use super::notes::Notes;
 use super::read::{self, kib_to_bytes};
 use super::{LinuxError, dmi};
+use crate::notes::Uncollected;
 
-pub(crate) fn read_host(root: &Path, notes: &mut Notes) -> Result<Host, LinuxError> {
+pub(crate) fn read_host(root: &Path, notes: &mut Uncollected) -> Result<Host, LinuxError> {
     let hostname = root.join("proc/sys/kernel/hostname");
     let name = read::text(&hostname).map_err(LinuxError::HostName)?;
     if name.is_empty() {

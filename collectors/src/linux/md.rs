@@ -16,11 +16,11 @@ use std::path::Path;
 
 use spindle_core::facts::{RaidKind, RaidSet};
 
-use super::notes::Notes;
 use super::read;
+use crate::notes::Uncollected;
 
 /// The array behind `/sys/block/<name>`, or `None` when it is not an md device.
-pub(crate) fn read_array(root: &Path, name: &str, notes: &mut Notes) -> Option<RaidSet> {
+pub(crate) fn read_array(root: &Path, name: &str, notes: &mut Uncollected) -> Option<RaidSet> {
     let dir = root.join("sys/block").join(name);
     let md = dir.join("md");
     if !md.is_dir() {

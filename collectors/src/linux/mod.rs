@@ -32,7 +32,6 @@ pub mod ext4;
 mod host;
 mod md;
 pub mod mountinfo;
-mod notes;
 mod read;
 pub mod statfs;
 

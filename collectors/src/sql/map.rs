@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use spindle_core::facts::{
-    CollectorReport, Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, IoWindow, MaxSize,
-    NotCollected, OsFamily, SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
+    Database, DatabaseRole, DbFile, FileType, Growth, Host, IoStats, IoWindow, MaxSize, OsFamily,
+    SCHEMA_VERSION, Snapshot, SqlInstance, Volume,
 };
+
+use crate::notes::Uncollected;
 
 use super::rows::{
     DatabaseRow, FileRow, FileStatsRow, HostInfoRow, ServerRow, ServiceRow, SysInfoRow, VolumeRow,
@@ -42,25 +44,9 @@ pub struct Collected {
     pub counters: Option<Result<Counters, Missing>>,
     pub service: Option<Result<Option<ServiceRow>, Missing>>,
     /// Facts left out for another reason (an older version's missing column, a NULL).
-    pub notes: Vec<NotCollected>,
+    pub notes: Uncollected,
     /// When the collection ran (RFC 3339).
     pub collected_at: Option<String>,
-}
-
-fn note(notes: &mut Vec<NotCollected>, fact: &str, reason: impl Into<String>) {
-    notes.push(NotCollected { fact: fact.into(), reason: reason.into() });
-}
-
-/// A result's value; its failure becomes a note. `None` (not attempted) stays silent: the
-/// collector records why it skipped a query when it skips it.
-fn take<T>(r: Option<Result<T, Missing>>, fact: &str, notes: &mut Vec<NotCollected>) -> Option<T> {
-    match r? {
-        Ok(v) => Some(v),
-        Err(reason) => {
-            note(notes, fact, reason);
-            None
-        }
-    }
 }
 
 /// Pages to bytes; `None` for a negative count (not a size) or one too large to be real.
@@ -109,158 +95,31 @@ fn to_u64(v: Option<i64>) -> Option<u64> {
     v.and_then(|v| u64::try_from(v).ok())
 }
 
+/// The fact `sys.dm_server_services` answers.
+const IFI: &str = "sql_instances[].instant_file_initialization";
+
 /// Builds the snapshot. `fallback_host` names the host when the server did not say.
 pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
     let mut notes = c.notes;
-    let s = &c.server;
-    let host_name = non_empty(&s.physical_host)
-        .or_else(|| non_empty(&s.machine_name))
-        .unwrap_or_else(|| fallback_host.to_owned());
-
-    let mut host = Host { name: host_name, ..Host::default() };
-    let sys_info = take(c.sys_info, "host.memory_bytes", &mut notes);
-    let mut uptime_ms = None;
-    if let Some(si) = &sys_info {
-        host.cpu_count = si.cpu_count.and_then(|n| u32::try_from(n).ok());
-        host.memory_bytes = to_u64(si.physical_memory_kb).and_then(|kb| kb.checked_mul(1024));
-        host.is_virtual = si.virtual_machine_type.map(|t| t != 0);
-        uptime_ms = to_u64(si.uptime_s).and_then(|s| s.checked_mul(1000));
+    // A query not attempted (`None`) stays silent: the collector noted why when it skipped it.
+    let sys_info = c.sys_info.and_then(|r| notes.take("host.memory_bytes", r));
+    let host_info = c.host_info.and_then(|r| notes.take("host.os_version", r));
+    let host = host(&c.server, sys_info.as_ref(), host_info, fallback_host);
+    let mut instance = instance(&c.server, sys_info.as_ref());
+    if let Some(service) = c.service.and_then(|r| notes.take(IFI, r)) {
+        service_facts(&mut instance, service, &mut notes);
     }
-    if let Some(hi) = take(c.host_info, "host.os_version", &mut notes) {
-        host.os_family = hi.platform.as_deref().map(|p| match p.trim().to_ascii_lowercase().as_str() {
-            "windows" => OsFamily::Windows,
-            "linux" => OsFamily::Linux,
-            _ => OsFamily::Other,
-        });
-        host.os_version = match (non_empty(&hi.distribution), non_empty(&hi.release)) {
-            (Some(d), Some(r)) if !d.contains(&r) => Some(format!("{d} {r}")),
-            (Some(d), _) => Some(d),
-            (None, r) => r,
-        };
-    }
-
-    let mut instance = SqlInstance {
-        name: non_empty(&s.instance_name).unwrap_or_else(|| "MSSQLSERVER".into()),
-        version: non_empty(&s.product_version),
-        product_level: non_empty(&s.product_level),
-        edition: non_empty(&s.edition),
-        clustered: s.is_clustered.map(|c| c == 1),
-        cpu_count: sys_info.as_ref().and_then(|si| si.cpu_count).and_then(|n| u32::try_from(n).ok()),
-        ..SqlInstance::default()
+    let volume_rows = c.volumes.and_then(|r| notes.take("volumes", r));
+    let (volumes, volume_of_file) = volumes(volume_rows.as_deref().unwrap_or_default(), &mut notes);
+    let uptime_ms = sys_info.as_ref().and_then(|si| to_u64(si.uptime_s)).and_then(|s| s.checked_mul(1000));
+    let counters = c.counters.and_then(|r| notes.take("sql_instances[].databases[].files[].io", r));
+    let io_of_file = io_of_file(counters.as_ref(), uptime_ms);
+    let file_rows = c.files.and_then(|r| notes.take("sql_instances[].databases[].files", r));
+    let mut files_of_db = match &file_rows {
+        Some(rows) => files_of_db(rows, &volume_of_file, &io_of_file, &mut notes),
+        None => BTreeMap::new(),
     };
-    if let Some(service) = take(c.service, "sql_instances[].instant_file_initialization", &mut notes) {
-        match service {
-            Some(row) => {
-                instance.service_account = non_empty(&row.service_account);
-                instance.instant_file_initialization = match row.ifi.as_deref().map(str::trim) {
-                    Some("Y") | Some("y") => Some(true),
-                    Some("N") | Some("n") => Some(false),
-                    _ => {
-                        if !notes.iter().any(|n| n.fact == "sql_instances[].instant_file_initialization") {
-                            note(
-                                &mut notes,
-                                "sql_instances[].instant_file_initialization",
-                                "sys.dm_server_services.instant_file_initialization_enabled is NULL",
-                            );
-                        }
-                        None
-                    }
-                };
-            }
-            None => note(
-                &mut notes,
-                "sql_instances[].instant_file_initialization",
-                "sys.dm_server_services has no Database Engine row",
-            ),
-        }
-    }
-
-    // Volumes: one per volume id; a file's volume id joins it to the host collector's volumes.
-    let volume_rows = take(c.volumes, "volumes", &mut notes);
-    let mut volume_of_file: HashMap<(i32, i32), String> = HashMap::new();
-    let mut volumes: BTreeMap<String, Volume> = BTreeMap::new();
-    let mut files_without_volume_id = 0usize;
-    if let Some(rows) = &volume_rows {
-        for r in rows {
-            let Some(id) = non_empty(&r.volume_id) else {
-                files_without_volume_id += 1;
-                continue;
-            };
-            volume_of_file.insert((r.database_id, r.file_id), id.clone());
-            let v = volumes.entry(id.clone()).or_insert_with(|| Volume {
-                id: id.clone(),
-                label: non_empty(&r.logical_volume_name),
-                filesystem: non_empty(&r.file_system_type),
-                size_bytes: to_u64(r.total_bytes),
-                free_bytes: to_u64(r.available_bytes),
-                compressed: r.is_compressed.map(|c| c != 0),
-                ..Volume::default()
-            });
-            if let Some(mp) = non_empty(&r.mount_point)
-                && !v.mount_points.contains(&mp)
-            {
-                v.mount_points.push(mp);
-            }
-        }
-    }
-    if files_without_volume_id > 0 {
-        note(
-            &mut notes,
-            "sql_instances[].databases[].files[].volume_id",
-            format!(
-                "sys.dm_os_volume_stats gave no volume id for {files_without_volume_id} file(s) (SQL Server \
-                 on Linux reports none); their volumes are found by mount point from the host collector"
-            ),
-        );
-    }
-
-    let counters = take(c.counters, "sql_instances[].databases[].files[].io", &mut notes);
-    let io_of_file: HashMap<(i32, i32), IoStats> = counters
-        .as_ref()
-        .map(|ctr| {
-            let covers = ctr.covers_ms.or(uptime_ms);
-            let window = ctr.window;
-            ctr.rows
-                .iter()
-                .filter_map(|r| Some(((r.database_id, r.file_id), io_stats(r, covers, window)?)))
-                .collect()
-        })
-        .unwrap_or_default();
-
-    let file_rows = take(c.files, "sql_instances[].databases[].files", &mut notes);
-    let mut files_of_db: BTreeMap<i32, Vec<DbFile>> = BTreeMap::new();
-    if let Some(rows) = &file_rows {
-        let mut internal = 0usize;
-        for r in rows {
-            let Some(file_type) = file_type(r.type_code) else {
-                internal += 1;
-                continue;
-            };
-            let key = (r.database_id, r.file_id);
-            let size_bytes = r.size_pages.and_then(pages_to_bytes);
-            files_of_db.entry(r.database_id).or_default().push(DbFile {
-                file_id: Some(r.file_id),
-                file_type,
-                logical_name: r.name.clone(),
-                physical_name: non_empty(&r.physical_name),
-                // FILESTREAM containers report 0 pages: not their size.
-                size_bytes: size_bytes.filter(|&b| b > 0 || file_type != FileType::Filestream),
-                growth: r.growth.and_then(|g| growth(g, r.is_percent_growth == Some(1))),
-                max_size: r.max_size_pages.and_then(max_size),
-                volume_id: volume_of_file.get(&key).cloned(),
-                io: io_of_file.get(&key).copied(),
-            });
-        }
-        if internal > 0 {
-            note(
-                &mut notes,
-                "sql_instances[].databases[].files",
-                format!("{internal} file(s) of an internal or unknown type were left out"),
-            );
-        }
-    }
-
-    if let Some(dbs) = take(c.databases, "sql_instances[].databases", &mut notes) {
+    if let Some(dbs) = c.databases.and_then(|r| notes.take("sql_instances[].databases", r)) {
         let with_files = file_rows.is_some();
         instance.databases = Some(
             dbs.iter()
@@ -280,15 +139,167 @@ pub fn snapshot(c: Collected, fallback_host: &str) -> Snapshot {
         schema_version: SCHEMA_VERSION,
         collected_at: c.collected_at,
         host,
-        collectors: vec![CollectorReport {
-            name: "sql".into(),
-            version: Some(env!("CARGO_PKG_VERSION").into()),
-            not_collected: notes,
-        }],
+        collectors: vec![notes.report("sql")],
         volumes: volume_rows.map(|_| volumes.into_values().collect()),
         sql_instances: Some(vec![instance]),
         ..Snapshot::default()
     }
+}
+
+/// The machine SQL Server runs on, as the server describes it.
+fn host(
+    s: &ServerRow,
+    sys_info: Option<&SysInfoRow>,
+    host_info: Option<HostInfoRow>,
+    fallback_host: &str,
+) -> Host {
+    let name = non_empty(&s.physical_host)
+        .or_else(|| non_empty(&s.machine_name))
+        .unwrap_or_else(|| fallback_host.to_owned());
+    let mut host = Host { name, ..Host::default() };
+    if let Some(si) = sys_info {
+        host.cpu_count = si.cpu_count.and_then(|n| u32::try_from(n).ok());
+        host.memory_bytes = to_u64(si.physical_memory_kb).and_then(|kb| kb.checked_mul(1024));
+        host.is_virtual = si.virtual_machine_type.map(|t| t != 0);
+    }
+    if let Some(hi) = host_info {
+        host.os_family = hi.platform.as_deref().map(|p| match p.trim().to_ascii_lowercase().as_str() {
+            "windows" => OsFamily::Windows,
+            "linux" => OsFamily::Linux,
+            _ => OsFamily::Other,
+        });
+        host.os_version = match (non_empty(&hi.distribution), non_empty(&hi.release)) {
+            (Some(d), Some(r)) if !d.contains(&r) => Some(format!("{d} {r}")),
+            (Some(d), _) => Some(d),
+            (None, r) => r,
+        };
+    }
+    host
+}
+
+fn instance(s: &ServerRow, sys_info: Option<&SysInfoRow>) -> SqlInstance {
+    SqlInstance {
+        name: non_empty(&s.instance_name).unwrap_or_else(|| "MSSQLSERVER".into()),
+        version: non_empty(&s.product_version),
+        product_level: non_empty(&s.product_level),
+        edition: non_empty(&s.edition),
+        clustered: s.is_clustered.map(|c| c == 1),
+        cpu_count: sys_info.and_then(|si| si.cpu_count).and_then(|n| u32::try_from(n).ok()),
+        ..SqlInstance::default()
+    }
+}
+
+/// The Database Engine's service account and instant file initialization.
+fn service_facts(instance: &mut SqlInstance, service: Option<ServiceRow>, notes: &mut Uncollected) {
+    let Some(row) = service else {
+        notes.miss(IFI, "sys.dm_server_services has no Database Engine row");
+        return;
+    };
+    instance.service_account = non_empty(&row.service_account);
+    instance.instant_file_initialization = match row.ifi.as_deref().map(str::trim) {
+        Some("Y") | Some("y") => Some(true),
+        Some("N") | Some("n") => Some(false),
+        _ => {
+            if !notes.has(IFI) {
+                notes.miss(IFI, "sys.dm_server_services.instant_file_initialization_enabled is NULL");
+            }
+            None
+        }
+    };
+}
+
+/// One volume per volume id, and each file's volume id: what joins a file to the host
+/// collector's volumes.
+fn volumes(
+    rows: &[VolumeRow],
+    notes: &mut Uncollected,
+) -> (BTreeMap<String, Volume>, HashMap<(i32, i32), String>) {
+    let mut volume_of_file: HashMap<(i32, i32), String> = HashMap::new();
+    let mut volumes: BTreeMap<String, Volume> = BTreeMap::new();
+    let mut files_without_volume_id = 0usize;
+    for r in rows {
+        let Some(id) = non_empty(&r.volume_id) else {
+            files_without_volume_id += 1;
+            continue;
+        };
+        volume_of_file.insert((r.database_id, r.file_id), id.clone());
+        let v = volumes.entry(id.clone()).or_insert_with(|| Volume {
+            id: id.clone(),
+            label: non_empty(&r.logical_volume_name),
+            filesystem: non_empty(&r.file_system_type),
+            size_bytes: to_u64(r.total_bytes),
+            free_bytes: to_u64(r.available_bytes),
+            compressed: r.is_compressed.map(|c| c != 0),
+            ..Volume::default()
+        });
+        if let Some(mp) = non_empty(&r.mount_point)
+            && !v.mount_points.contains(&mp)
+        {
+            v.mount_points.push(mp);
+        }
+    }
+    if files_without_volume_id > 0 {
+        notes.miss(
+            "sql_instances[].databases[].files[].volume_id",
+            format!(
+                "sys.dm_os_volume_stats gave no volume id for {files_without_volume_id} file(s) (SQL Server \
+                 on Linux reports none); their volumes are found by mount point from the host collector"
+            ),
+        );
+    }
+    (volumes, volume_of_file)
+}
+
+/// Each file's I/O counters, over the window they cover (the uptime for cumulative ones).
+fn io_of_file(counters: Option<&Counters>, uptime_ms: Option<u64>) -> HashMap<(i32, i32), IoStats> {
+    counters
+        .map(|ctr| {
+            let covers = ctr.covers_ms.or(uptime_ms);
+            let window = ctr.window;
+            ctr.rows
+                .iter()
+                .filter_map(|r| Some(((r.database_id, r.file_id), io_stats(r, covers, window)?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each database's files, with their volume and I/O; files of an internal type are left out.
+fn files_of_db(
+    rows: &[FileRow],
+    volume_of_file: &HashMap<(i32, i32), String>,
+    io_of_file: &HashMap<(i32, i32), IoStats>,
+    notes: &mut Uncollected,
+) -> BTreeMap<i32, Vec<DbFile>> {
+    let mut files_of_db: BTreeMap<i32, Vec<DbFile>> = BTreeMap::new();
+    let mut internal = 0usize;
+    for r in rows {
+        let Some(file_type) = file_type(r.type_code) else {
+            internal += 1;
+            continue;
+        };
+        let key = (r.database_id, r.file_id);
+        let size_bytes = r.size_pages.and_then(pages_to_bytes);
+        files_of_db.entry(r.database_id).or_default().push(DbFile {
+            file_id: Some(r.file_id),
+            file_type,
+            logical_name: r.name.clone(),
+            physical_name: non_empty(&r.physical_name),
+            // FILESTREAM containers report 0 pages: not their size.
+            size_bytes: size_bytes.filter(|&b| b > 0 || file_type != FileType::Filestream),
+            growth: r.growth.and_then(|g| growth(g, r.is_percent_growth == Some(1))),
+            max_size: r.max_size_pages.and_then(max_size),
+            volume_id: volume_of_file.get(&key).cloned(),
+            io: io_of_file.get(&key).copied(),
+        });
+    }
+    if internal > 0 {
+        notes.miss(
+            "sql_instances[].databases[].files",
+            format!("{internal} file(s) of an internal or unknown type were left out"),
+        );
+    }
+    files_of_db
 }
 
 fn io_stats(r: &FileStatsRow, covers_ms: Option<u64>, window: IoWindow) -> Option<IoStats> {

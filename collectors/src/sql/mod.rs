@@ -17,13 +17,14 @@ pub use crate::target;
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt as _;
-use spindle_core::facts::{IoWindow, NotCollected, Snapshot};
+use spindle_core::facts::{IoWindow, Snapshot};
 use tiberius::{QueryItem, Row};
 
 use self::connect::{ConnectError, Meter, Settings, SqlClient};
 use self::map::{Collected, Counters};
 use self::rows::{BadColumn, FileStatsRow, ServerRow};
 use self::target::Target;
+use crate::notes::Uncollected;
 
 /// Most rows read of one answer. The largest real answers are `sys.master_files` and the
 /// per-file DMVs: one row per database file, and SQL Server holds at most 32,767 databases; this
@@ -78,7 +79,8 @@ async fn collect_within(target: &Target, opts: &Options, bounds: Bounds) -> Resu
     let meter = Meter::new(bounds.bytes);
     let mut client = connect::connect(target, &opts.settings, &meter).await?;
     let query_timeout = opts.settings.query_timeout;
-    let mut session = Session { client: &mut client, meter, bounds, notes: vec![], query_timeout };
+    let mut session =
+        Session { client: &mut client, meter, bounds, notes: Uncollected::default(), query_timeout };
     let collected = session.read_all(opts.sample).await?;
     let _ = client.close().await;
     Ok(map::snapshot(collected, &target.host))
@@ -95,7 +97,7 @@ struct Session<'c> {
     /// What the server may still send of the answer being read.
     meter: Meter,
     bounds: Bounds,
-    notes: Vec<NotCollected>,
+    notes: Uncollected,
     query_timeout: Duration,
 }
 
@@ -191,10 +193,6 @@ impl Session<'_> {
         Ok(self.read(sql, read).await?.map(|rows| rows.into_iter().next()))
     }
 
-    fn skip(&mut self, fact: &str, reason: String) {
-        self.notes.push(NotCollected { fact: fact.into(), reason });
-    }
-
     async fn read_all(&mut self, sample: Option<Duration>) -> Result<Collected, CollectError> {
         let server = match self.read_one(queries::SERVER_PROPERTIES, ServerRow::read).await? {
             Ok(Some(row)) => row,
@@ -221,7 +219,7 @@ impl Session<'_> {
                     .and_then(|r| r.ok_or_else(|| "sys.dm_os_host_info returned no row".into())),
             );
         } else {
-            self.skip("host.os_version", "sys.dm_os_host_info needs SQL Server 2017 (14.x)".into());
+            self.notes.miss("host.os_version", "sys.dm_os_host_info needs SQL Server 2017 (14.x)");
         }
         c.databases = Some(self.read(queries::DATABASES, rows::DatabaseRow::read).await?);
         c.files = Some(self.read(queries::MASTER_FILES, rows::FileRow::read).await?);
@@ -229,15 +227,15 @@ impl Session<'_> {
         if has_dm_2008r2_sp1 {
             c.volumes = Some(self.read(queries::VOLUME_STATS, rows::VolumeRow::read).await?);
         } else {
-            self.skip("volumes", "sys.dm_os_volume_stats needs SQL Server 2008 R2 SP1".into());
+            self.notes.miss("volumes", "sys.dm_os_volume_stats needs SQL Server 2008 R2 SP1");
         }
         c.counters = Some(self.counters(sample).await?);
         if has_dm_2008r2_sp1 {
             c.service = Some(self.service().await?);
         } else {
-            self.skip(
+            self.notes.miss(
                 "sql_instances[].instant_file_initialization",
-                "sys.dm_server_services needs SQL Server 2008 R2 SP1".into(),
+                "sys.dm_server_services needs SQL Server 2008 R2 SP1",
             );
         }
         c.server = server;
@@ -276,7 +274,7 @@ impl Session<'_> {
                 .map(|rows| rows.into_iter().next())
                 .map_err(|e| format!("sys.dm_server_services: {}", e.0))),
             Outcome::Refused { code: 207, message } => {
-                self.skip(
+                self.notes.miss(
                     "sql_instances[].instant_file_initialization",
                     format!(
                         "sys.dm_server_services has no instant_file_initialization_enabled on this build \
