@@ -38,7 +38,7 @@ fn packs_enabling() -> Result<Vec<Vec<&'static str>>, UserError> {
 pub enum RulesFormat {
     /// Aligned columns with the packs that enable each rule.
     Table,
-    /// The README's Markdown table.
+    /// The Markdown table of the manual's Rules chapter (docs/rules.md).
     Markdown,
 }
 
@@ -84,7 +84,7 @@ fn described(packs: &[String], selection: &Selection) -> Result<Vec<Described>, 
         .collect())
 }
 
-/// The rules table; the Markdown form is the one in the README. With packs (given, or the
+/// The rules table; the Markdown form is the one in docs/rules.md. With packs (given, or the
 /// project's found as `check` finds it), their plugins' rules too, and whether the packs and
 /// the selection enable each rule.
 pub fn rules_table(format: RulesFormat, choice: &RuleChoice) -> Result<String, UserError> {

@@ -129,7 +129,7 @@ const HEAD: &str = r#"# spindle's rule pack for this project, written by `spindl
 #
 # `spindle check` uses it when run in this folder or below it (the nearest spindle.toml or
 # .spindle.toml up from the working directory), unless --pack or --no-config is given.
-# The format: the README's "Rule packs", and `spindle schema pack`.
+# The format: "Rule packs" in spindle's manual (docs/packs.md), and `spindle schema pack`.
 
 name = "project"
 

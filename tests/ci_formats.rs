@@ -492,10 +492,13 @@ fn every_ci_recipe_in_the_docs_publishes_the_report_always_and_fails_the_job() {
             faults.push(format!("{where_}: junit is not in `post {{ always }}`"));
         }
     }
-    // The README's one-line recipes say the same.
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let row =
-        |format: &str| readme.lines().find(|l| l.starts_with(&format!("| `--format {format}`"))).unwrap();
+    // The manual's one-line recipes (docs/ci.md) say the same.
+    let page = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let row = |format: &str| {
+        page.lines()
+            .find(|l| l.starts_with(&format!("| `--format {format}`")))
+            .unwrap_or_else(|| panic!("docs/ci.md has no row for --format {format}"))
+    };
     for (format, needs) in [
         ("junit", ["condition: succeededOrFailed()", "post { always { junit"].as_slice()),
         ("gitlab", ["when: always"].as_slice()),
@@ -503,13 +506,13 @@ fn every_ci_recipe_in_the_docs_publishes_the_report_always_and_fails_the_job() {
     ] {
         for need in needs {
             if !row(format).contains(need) {
-                faults.push(format!("README.md, --format {format}: no `{need}`"));
+                faults.push(format!("docs/ci.md, --format {format}: no `{need}`"));
             }
         }
     }
     for format in ["junit", "gitlab", "github", "sarif"] {
         if row(format).contains("|| true") {
-            faults.push(format!("README.md, --format {format}: `|| true`"));
+            faults.push(format!("docs/ci.md, --format {format}: `|| true`"));
         }
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));

@@ -1,6 +1,7 @@
-//! What users read cites what they can open: the README, the docs, the examples' README, the
-//! builtin packs and `spindle explain` name no internal source note (by its number or its file
-//! name), and `explain` gives every rule a public `https://` reference.
+//! What users read cites what they can open: the README, the manual (every chapter of docs/ and
+//! docs/SUMMARY.md), the examples' README, the builtin packs and `spindle explain` name no
+//! internal source note (by its number or its file name), and `explain` gives every rule a
+//! public `https://` reference.
 
 use std::fs;
 use std::path::Path;
@@ -23,6 +24,18 @@ fn readme_docs_and_packs_cite_no_internal_notes() {
         files.extend(more.into_iter().filter(|p| p.extension().is_some_and(|e| e == "md" || e == "toml")));
     }
     assert!(files.len() >= 8, "{files:?}");
+    // Every chapter the manual's SUMMARY lists is among them (the manual was the README once).
+    let summary = fs::read_to_string(root.join("docs/SUMMARY.md")).unwrap();
+    let chapters: Vec<&str> = summary
+        .split("](")
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .filter(|s| s.ends_with(".md"))
+        .collect();
+    assert!(chapters.len() >= 12, "{chapters:?}");
+    for chapter in chapters {
+        assert!(files.contains(&root.join("docs").join(chapter)), "docs/{chapter} is not checked");
+    }
     let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
     for (path, text) in read_all(&paths) {
         assert_eq!(internal_citation(&text), None, "{path} cites an internal note");

@@ -2,8 +2,8 @@
 //! else `<target>/artifacts`), checked the way a DBA uses it. The checksums verify with
 //! `sha256sum -c`; the Linux binary is static (`file` says so, no interpreter, no shared
 //! library) and runs in a folder holding nothing but itself and the example; `--version` names
-//! the version, the commit and the target; each archive holds the README, the licence, the
-//! packs and the examples; the SBOM is CycloneDX and lists the crates linked.
+//! the version, the commit and the target; each archive holds the README, the manual it links to
+//! (docs/), the licence, the packs and the examples; the SBOM is CycloneDX and lists the crates linked.
 //!
 //! CI (scripts/test.sh) makes a quick dist of the Linux target (`--profile dev`) and sets
 //! `SPINDLE_REQUIRE_DIST`; the release workflow checks its real artifacts with this same file.
@@ -89,11 +89,16 @@ fn the_linux_binary_is_static_and_runs_alone() {
     let top = dir.join(&stem);
     assert_eq!(names(&dir), std::slice::from_ref(&stem), "one folder named as the archive");
     let inside = names(&top);
-    for expected in ["LICENSE", "README.md", "examples", "packs", "spindle"] {
+    for expected in ["LICENSE", "README.md", "docs", "examples", "packs", "spindle"] {
         assert!(inside.iter().any(|n| n == expected), "{expected} in {inside:?}");
     }
     assert_eq!(names(&top.join("packs")), ["data-warehouse.toml", "oltp.toml", "recommended.toml"]);
     assert!(fs::read_to_string(top.join("README.md")).unwrap().starts_with("# spindle"));
+    // The manual the README links to, every chapter its SUMMARY lists.
+    let summary = fs::read_to_string(top.join("docs/SUMMARY.md")).unwrap();
+    for chapter in summary.split("](").skip(1).filter_map(|s| s.split(')').next()) {
+        assert!(top.join("docs").join(chapter).is_file(), "docs/{chapter} in the archive");
+    }
 
     // Static: `file` says so, and the program asks for no interpreter and no shared library.
     let exe = top.join("spindle");
@@ -193,7 +198,9 @@ fn the_windows_archive_holds_the_exe_and_text_windows_can_read() {
     let o = run("python3", &["-m", "zipfile", "-e", dist.join(&archive).to_str().unwrap(), "."], &dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let top = dir.join(archive.trim_end_matches(".zip"));
-    for expected in ["LICENSE", "README.md", "spindle.exe", "packs", "examples"] {
+    for expected in
+        ["LICENSE", "README.md", "docs/SUMMARY.md", "docs/rules.md", "spindle.exe", "packs", "examples"]
+    {
         assert!(top.join(expected).exists(), "{expected}");
     }
     let readme = fs::read(top.join("README.md")).unwrap();

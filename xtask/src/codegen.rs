@@ -6,7 +6,7 @@
 //!   rule's static, and the category's `RULES` slice in code order;
 //! - in `rules/src/lib.rs`: the categories' `pub mod` lines (`categories`) and their `RULES` in
 //!   `all()` (`all`);
-//! - the README's rule table (see [`crate::docs`]), from the rules this xtask was built with.
+//! - the manual's rule table, docs/rules.md (see [`crate::docs`]), from the rules this xtask was built with.
 //!
 //! A rule file is a `.rs` file in a folder of `rules/src` that holds a `declare_rule!`; a
 //! category is a folder that holds one. Fixtures need no list: `rules/build.rs` finds them.
@@ -288,8 +288,8 @@ pub fn run(root: &Path, check: bool) -> Result<ExitCode, Failure> {
                 w.path.display()
             );
         }
-        let readme = crate::docs::run(root, true)?;
-        return Ok(if writes.is_empty() && readme == ExitCode::SUCCESS {
+        let table = crate::docs::run(root, true)?;
+        return Ok(if writes.is_empty() && table == ExitCode::SUCCESS {
             println!("codegen: every generated block is current");
             ExitCode::SUCCESS
         } else {
@@ -300,7 +300,7 @@ pub fn run(root: &Path, check: bool) -> Result<ExitCode, Failure> {
     for w in &writes {
         println!("updated {}", w.path.display());
     }
-    // The README's table comes from the rules this xtask was built with: after a rule file is
+    // The rule table comes from the rules this xtask was built with: after a rule file is
     // added or changed, only a rebuilt xtask knows it.
     let declared = declared_rules(&Tree { root, pending: &[] }).map_err(Failure::one)?;
     let built: Vec<&str> = spindle_rules::all().iter().map(|r| r.meta.code).collect();
@@ -310,7 +310,8 @@ pub fn run(root: &Path, check: bool) -> Result<ExitCode, Failure> {
         crate::docs::run(root, false)
     } else {
         println!(
-            "README.md: the rule table waits for the next `cargo xtask codegen`, which builds the new rules"
+            "{}: the rule table waits for the next `cargo xtask codegen`, which builds the new rules",
+            crate::docs::TABLE_FILE
         );
         Ok(ExitCode::SUCCESS)
     }

@@ -2,8 +2,8 @@
 //!
 //! For each target: `spindle` built with the `dist` profile (`--profile dev` for a quick check of
 //! the packaging) and the commit named in `--version`; an archive holding it with the README
-//! (its first section is the quick start), the licence, the bundled packs and the example
-//! snapshots the quick start runs on; a CycloneDX SBOM of the crates linked into it, by
+//! (its first section is the quick start), the manual it links to (`docs/`), the licence, the
+//! bundled packs and the example snapshots the quick start runs on; a CycloneDX SBOM of the crates linked into it, by
 //! cargo-cyclonedx; and over all of them a `SHA256SUMS` that `sha256sum -c` checks.
 //!
 //! Why our own few hundred lines rather than cargo-dist: cargo-dist builds on the CI runner of
@@ -208,6 +208,14 @@ fn entries(root: &Path, stem: &str, exe: &Path, target: &str) -> Result<Vec<Entr
             executable: false,
         });
     }
+    // The manual, which the README links to: its pages open as text on either system.
+    for file in files(&root.join("docs"), &["md", "png", "yml", "yaml"])? {
+        let below = file.strip_prefix(root.join("docs")).unwrap();
+        let below = below.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let bytes = read(&file)?;
+        let bytes = if file.extension().is_some_and(|e| e == "png") { bytes } else { text(bytes, windows) };
+        out.push(Entry { path: format!("{stem}/docs/{below}"), bytes, executable: false });
+    }
     for (dir, into) in [("rule-packs", "packs".to_string()), ("examples", "examples".to_string())] {
         for file in files(&root.join(dir), &["toml", "json"])? {
             let below = file.strip_prefix(root.join(dir)).unwrap();
@@ -332,4 +340,47 @@ fn members(root: &Path) -> Result<Vec<PathBuf>, Failure> {
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     fs::write(path, bytes).map_err(|e| Failure::one(format!("{}: cannot write: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The archive carries the manual beside the README, its text with the target's line ends.
+    #[test]
+    fn entries_hold_the_readme_and_the_manual() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let root = dir.path();
+        for (path, body) in [
+            ("README.md", "# spindle\nSee [docs](docs/SUMMARY.md).\n"),
+            ("LICENSE", "MIT\n"),
+            ("docs/SUMMARY.md", "# Summary\n- [Rules](rules.md)\n"),
+            ("docs/recipes/gitlab-ci.yml", "a: 1\n"),
+            ("docs/shot.png", "\u{89}PNG\n"),
+            ("rule-packs/recommended.toml", "name = \"recommended\"\n"),
+            ("examples/e/h.json", "{}\n"),
+            ("spindle.exe", "MZ"),
+        ] {
+            fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            fs::write(root.join(path), body).unwrap();
+        }
+        let entries = entries(root, "s", &root.join("spindle.exe"), "x86_64-pc-windows-gnu").unwrap();
+        let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "s/spindle.exe",
+                "s/README.md",
+                "s/LICENSE",
+                "s/docs/SUMMARY.md",
+                "s/docs/recipes/gitlab-ci.yml",
+                "s/docs/shot.png",
+                "s/packs/recommended.toml",
+                "s/examples/e/h.json",
+            ]
+        );
+        let bytes = |p: &str| &entries.iter().find(|e| e.path == p).unwrap().bytes;
+        assert_eq!(bytes("s/docs/SUMMARY.md"), b"# Summary\r\n- [Rules](rules.md)\r\n");
+        assert_eq!(bytes("s/docs/shot.png"), "\u{89}PNG\n".as_bytes(), "an image is copied as it is");
+    }
 }

@@ -1,5 +1,6 @@
-//! `cargo xtask docs`: the README's rule table, between the `<!-- rules:begin … -->` line and
-//! `<!-- rules:end -->`, the way `readme_rule_table_is_current` in tests/cli.rs reads it.
+//! `cargo xtask docs`: the manual's rule table (docs/rules.md), between the
+//! `<!-- rules:begin … -->` line and `<!-- rules:end -->`, the way `rule_table_is_current` in
+//! tests/cli.rs reads it.
 
 use std::fs;
 use std::path::Path;
@@ -10,19 +11,22 @@ use crate::Failure;
 const BEGIN: &str = "<!-- rules:begin";
 const END: &str = "<!-- rules:end -->";
 
+/// The chapter of the manual that holds the rule table, from the repository's root.
+pub const TABLE_FILE: &str = "docs/rules.md";
+
 /// The rule table in Markdown, as `spindle rules --format markdown` prints it.
 pub fn markdown_table() -> String {
     spindle_rules::markdown_table()
 }
 
-/// `readme` with `table` between the markers: after the line that holds the begin marker, up to
+/// `page` with `table` between the markers: after the line that holds the begin marker, up to
 /// the end marker.
-fn splice(readme: &str, table: &str) -> Result<String, String> {
-    let begin = readme.find(BEGIN).ok_or_else(|| format!("no `{BEGIN} … -->` line"))?;
-    let start = readme[begin..].find('\n').map(|i| begin + i + 1).ok_or("nothing after the begin marker")?;
+fn splice(page: &str, table: &str) -> Result<String, String> {
+    let begin = page.find(BEGIN).ok_or_else(|| format!("no `{BEGIN} … -->` line"))?;
+    let start = page[begin..].find('\n').map(|i| begin + i + 1).ok_or("nothing after the begin marker")?;
     let end =
-        readme[start..].find(END).map(|i| start + i).ok_or_else(|| format!("no `{END}` after `{BEGIN}`"))?;
-    Ok(format!("{}{table}{}", &readme[..start], &readme[end..]))
+        page[start..].find(END).map(|i| start + i).ok_or_else(|| format!("no `{END}` after `{BEGIN}`"))?;
+    Ok(format!("{}{table}{}", &page[..start], &page[end..]))
 }
 
 /// The table rows that differ, `-` for the old and `+` for the new, as a few lines to print.
@@ -38,24 +42,24 @@ fn changed_rows(old: &str, new: &str) -> String {
 }
 
 pub fn run(root: &Path, check: bool) -> Result<ExitCode, Failure> {
-    let path = root.join("README.md");
-    let readme = fs::read_to_string(&path).map_err(|e| {
+    let path = root.join(TABLE_FILE);
+    let page = fs::read_to_string(&path).map_err(|e| {
         Failure::one(format!("cannot read {}: {e} (is `--root` the repository?)", path.display()))
     })?;
-    let updated = splice(&readme, &markdown_table())
+    let updated = splice(&page, &markdown_table())
         .map_err(|e| Failure::one(format!("{}: {e}; the rule table has no place to go", path.display())))?;
     let rules = spindle_rules::all().len();
-    if updated == readme {
-        println!("README.md: the rule table is current ({rules} rules)");
+    if updated == page {
+        println!("{TABLE_FILE}: the rule table is current ({rules} rules)");
         return Ok(ExitCode::SUCCESS);
     }
-    let diff = changed_rows(&readme, &updated);
+    let diff = changed_rows(&page, &updated);
     if check {
-        eprint!("README.md: the rule table is stale; `cargo xtask docs` would change:\n{diff}");
+        eprint!("{TABLE_FILE}: the rule table is stale; `cargo xtask docs` would change:\n{diff}");
         return Ok(ExitCode::FAILURE);
     }
     fs::write(&path, updated).map_err(|e| Failure::one(format!("cannot write {}: {e}", path.display())))?;
-    print!("README.md: rule table updated ({rules} rules):\n{diff}");
+    print!("{TABLE_FILE}: rule table updated ({rules} rules):\n{diff}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -65,9 +69,9 @@ mod tests {
 
     #[test]
     fn splice_replaces_only_between_the_markers() {
-        let readme = "# T\n<!-- rules:begin (generated) -->\n| old |\n<!-- rules:end -->\nafter\n";
+        let page = "# T\n<!-- rules:begin (generated) -->\n| old |\n<!-- rules:end -->\nafter\n";
         assert_eq!(
-            splice(readme, "| new |\n| two |\n").unwrap(),
+            splice(page, "| new |\n| two |\n").unwrap(),
             "# T\n<!-- rules:begin (generated) -->\n| new |\n| two |\n<!-- rules:end -->\nafter\n"
         );
         assert!(splice("no markers\n", "x").unwrap_err().contains("rules:begin"));

@@ -3,8 +3,8 @@
 //! - `cargo xtask new-rule CODE name category` scaffolds a builtin rule: its file under
 //!   `rules/src/<category>/` and a fixture folder to fill in, then runs codegen.
 //! - `cargo xtask codegen [--check]` rewrites every list of the rules from the rule files (see
-//!   `codegen`), the README's rule table included.
-//! - `cargo xtask docs [--check]` regenerates the README's rule table only.
+//!   `codegen`), the rule table in docs/rules.md included.
+//! - `cargo xtask docs [--check]` regenerates the rule table (docs/rules.md) only.
 //! - `cargo xtask dist` makes the release artifacts (see `dist`).
 //! - `cargo xtask check-arch` enforces the crate layering (see `arch`) and that no two sibling
 //!   modules of a crate depend on each other (see `modules`).
@@ -30,9 +30,9 @@ commands:
   new-rule CODE NAME CATEGORY  scaffold a builtin rule: its file and its fixtures, then codegen
                                (cargo xtask new-rule CAP002 log-free-space capacity)
   codegen [--check]            rewrite every list of the builtin rules from the rule files (the
-                               categories' mod.rs, rules/src/lib.rs, the README's table); with
+                               categories' mod.rs, rules/src/lib.rs, docs/rules.md's table); with
                                --check, only exit 1 when one is stale
-  docs [--check]               regenerate the README's rule table from the rules this xtask was
+  docs [--check]               regenerate docs/rules.md's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
   check-arch                   fail on a crate edge ARCHITECTURE.md does not draw (upward,
                                sideways, a command-line crate below the library) and on a

@@ -34,7 +34,7 @@ pub fn run(root: &Path, code: &str, name: &str, category: &str) -> Result<ExitCo
     println!(
         "\nNext: fill in the TODOs of {}, add fixture cases to rules/tests/fixtures/{code}/, then\n  \
          INSTA_UPDATE=always cargo test -p spindle-rules --test fixtures   # and read the .snap diff\n  \
-         cargo xtask codegen                                              # the README's rule table",
+         cargo xtask codegen                                              # the rule table in docs/rules.md",
         file.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -169,7 +169,7 @@ declare_rule! {{
         code: "{code}",
         name: "{name}",
         severity: Warning,
-        summary: "TODO: one line on what passes, as the README's rule table shows it",
+        summary: "TODO: one line on what passes, as the rule table shows it",
         since: "{version}",
         // Runs only where selected by its code or name until its thresholds are settled: remove
         // the line to make it stable.

@@ -32,7 +32,7 @@ declare_rule! {
         code: "@CODE@",
         name: "scaffolded-example",
         severity: Warning,
-        summary: "TODO: one line on what passes, as the README's rule table shows it",
+        summary: "TODO: one line on what passes, as the rule table shows it",
         since: "@VERSION@",
         // Runs only where selected by its code or name until its thresholds are settled: remove
         // the line to make it stable.

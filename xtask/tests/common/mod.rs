@@ -16,12 +16,13 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// A copy of `rules/` (without build output), README.md and rustfmt.toml.
+/// A copy of `rules/` (without build output), docs/rules.md and rustfmt.toml.
 pub fn copy_repo() -> TempDir {
     let dir = TempDir::new().unwrap();
     let root = repo_root();
     copy_dir(&root.join("rules"), &dir.path().join("rules"));
-    for file in ["README.md", "rustfmt.toml"] {
+    fs::create_dir_all(dir.path().join("docs")).unwrap();
+    for file in ["docs/rules.md", "rustfmt.toml"] {
         fs::copy(root.join(file), dir.path().join(file)).unwrap();
     }
     dir
