@@ -33,7 +33,7 @@ impl Uncollected {
         self.0.iter().any(|n| n.fact == fact)
     }
 
-    /// One entry per fact, in the facts' order, its distinct reasons joined by `; `: for a
+    /// One entry per fact, sorted by fact name, its distinct reasons joined by `; `: for a
     /// collector (WMI) that learns about one fact from several queries, so that a reader finds
     /// every reason for it in one place.
     pub fn merged_by_fact(self) -> Self {

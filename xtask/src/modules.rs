@@ -279,8 +279,7 @@ fn use_paths(code: &str) -> Vec<(usize, bool, Vec<String>, String)> {
         }
         let Some(end) = code[at..].find(';') else { continue };
         let before = code[..at].trim_end();
-        let public = before.ends_with("pub")
-            || (before.ends_with(')') && before.rsplit("pub").next().is_some_and(|s| s.len() < 16));
+        let public = ["pub", "pub(crate)", "pub(super)"].iter().any(|v| before.ends_with(v));
         let tree = &code[at + 4..at + end];
         let mut paths = vec![];
         expand(tree.trim(), &[], &mut paths);
