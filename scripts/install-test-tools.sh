@@ -25,6 +25,8 @@
 # - check-jsonschema (SchemaStore's GitHub workflow and GitLab CI schemas are in its package) and
 #   kubernetes-validate (each Kubernetes version's OpenAPI schemas are in its package), pinned, in
 #   the venv under target/test-tools/pyvenv: tests/recipes.rs holds docs/recipes to them, offline.
+# - mdbook, pinned, under target/test-tools/cargo: xtask/tests/book.rs builds the manual (docs/)
+#   with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +37,7 @@ SQLFLUFF_VERSION=4.5.0
 TREE_SITTER_VERSION=0.26.1
 TREE_SITTER_POWERSHELL_VERSION=0.26.4
 CARGO_CYCLONEDX_VERSION=0.5.9
+MDBOOK_VERSION=0.4.52
 CHECK_JSONSCHEMA_VERSION=0.39.0
 KUBERNETES_VALIDATE_VERSION=1.37.0
 
@@ -128,4 +131,12 @@ cyclonedx="$tools_dir/cargo/bin/cargo-cyclonedx"
 if [[ "$("$cyclonedx" cyclonedx --version 2>/dev/null)" != *" $CARGO_CYCLONEDX_VERSION" ]]; then
     echo "install-test-tools: installing cargo-cyclonedx $CARGO_CYCLONEDX_VERSION into $tools_dir/cargo"
     cargo install --quiet --locked --root "$tools_dir/cargo" cargo-cyclonedx --version "$CARGO_CYCLONEDX_VERSION"
+fi
+
+# mdbook, which builds the manual (about a minute to build; no default features: no server, no
+# file watcher, only the HTML book).
+mdbook="$tools_dir/cargo/bin/mdbook"
+if [[ "$("$mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+    echo "install-test-tools: installing mdbook $MDBOOK_VERSION into $tools_dir/cargo"
+    cargo install --quiet --locked --no-default-features --root "$tools_dir/cargo" mdbook --version "$MDBOOK_VERSION"
 fi
