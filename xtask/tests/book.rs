@@ -48,9 +48,7 @@ fn chapters(root: &Path) -> Vec<(String, String)> {
 /// Every value of `attr="…"` in `html`.
 fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
     let needle = format!("{attr}=\"");
-    html.match_indices(&needle)
-        .filter_map(|(at, _)| html[at + needle.len()..].split('"').next())
-        .collect()
+    html.match_indices(&needle).filter_map(|(at, _)| html[at + needle.len()..].split('"').next()).collect()
 }
 
 #[test]
