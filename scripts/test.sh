@@ -6,9 +6,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Each stage says when it started and how much disk is left, so a CI log tells what each costs.
-stage() { echo "== $* (at ${SECONDS} s, $(df -Ph . | awk 'NR == 2 { print $4 }') free)"; }
-trap 'echo "== done (at ${SECONDS} s)"' EXIT
+# Each stage says when it started and how much disk is left, and the run ends with the time each
+# stage took, longest first, so a CI log tells what each costs and where to cut.
+stage_names=() stage_starts=()
+stage() {
+    stage_names+=("$*") stage_starts+=("$SECONDS")
+    echo "== $* (at ${SECONDS} s, $(df -Ph . | awk 'NR == 2 { print $4 }') free)"
+}
+stage_times() {
+    local status=$? i end
+    echo "== done (at ${SECONDS} s, exit status $status); seconds per stage, longest first:"
+    for i in "${!stage_names[@]}"; do
+        end=${stage_starts[i + 1]:-$SECONDS}
+        printf '%6d  %s\n' "$((end - stage_starts[i]))" "${stage_names[i]%%:*}"
+    done | sort -rn
+}
+trap stage_times EXIT
 
 # CI builds each crate once: incremental compilation's caches (a third of target/debug) would
 # only fill its disk, which a run once exhausted.
