@@ -8,12 +8,8 @@
 pub mod declare;
 pub mod digest;
 pub mod engine;
-pub mod facts;
 pub mod finding;
 pub mod gain;
-pub mod load;
-pub mod locate;
-mod member_names;
 #[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
@@ -22,13 +18,14 @@ pub mod references;
 pub mod rule;
 #[cfg(feature = "packs")]
 pub mod schema;
-pub mod source;
-mod tolerant;
 pub mod view;
 
 // The text utilities moved to `spindle-text`; re-exported at their old paths so that rules,
 // writers, collectors and plugin guests keep building unchanged.
 pub use spindle_text::{date, fast_hash, fnv, glob, names, quote, units, untrusted};
+// So did the facts model and its reading; the same for them.
+pub use spindle_facts::model as facts;
+pub use spindle_facts::{load, locate, source};
 
 pub use finding::{Finding, NotApplicable, NotEvaluated, Severity};
 pub use rule::{Ctx, Need, Rule, RuleMeta};
