@@ -5,34 +5,27 @@
 //! Pure by design: no I/O beyond what callers hand in, no async runtime, no native dependency, so
 //! it builds for `wasm32-wasip2` and the plugin SDK can reuse its types.
 
-pub mod date;
 pub mod declare;
 pub mod digest;
 pub mod engine;
-pub mod facts;
-pub mod fast_hash;
 pub mod finding;
-pub mod fnv;
 pub mod gain;
-pub mod glob;
-pub mod load;
-pub mod locate;
-mod member_names;
-pub mod names;
 #[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
 pub mod plan;
-pub mod quote;
 pub mod references;
 pub mod rule;
 #[cfg(feature = "packs")]
 pub mod schema;
-pub mod source;
-mod tolerant;
-pub mod units;
-pub mod untrusted;
 pub mod view;
+
+// The text utilities moved to `spindle-text`; re-exported at their old paths so that rules,
+// writers, collectors and plugin guests keep building unchanged.
+pub use spindle_text::{date, fast_hash, fnv, glob, names, quote, units, untrusted};
+// So did the facts model and its reading; the same for them.
+pub use spindle_facts::model as facts;
+pub use spindle_facts::{load, locate, source};
 
 pub use finding::{Finding, NotApplicable, NotEvaluated, Severity};
 pub use rule::{Ctx, Need, Rule, RuleMeta};

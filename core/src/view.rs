@@ -17,13 +17,8 @@ mod stale;
 pub use file_volume::{UnknownVolume, UnknownVolumeCause};
 pub use stale::StaleFacts;
 
-/// A loaded snapshot file: its path and text (kept to locate facts for reports) and its facts.
-#[derive(Debug, Clone)]
-pub struct Document {
-    pub path: String,
-    pub text: String,
-    pub snapshot: Snapshot,
-}
+// What a loaded file is belongs to the facts crate, which reads it; the view keeps the name.
+pub use crate::load::Document;
 
 /// Where an entity was read: document index in [`HostView::docs`] and JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]

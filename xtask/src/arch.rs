@@ -15,7 +15,12 @@ use crate::Failure;
 /// dependencies), from the leaves up.
 pub const ALLOWED: &[(&str, &[&str])] = &[
     ("spindle-files", &[]),
-    ("spindle-core", &[]),
+    // The bottom of the pure stack: nothing below the text utilities but std and a few leaves
+    // from crates.io; core re-exports them at their old paths.
+    ("spindle-text", &[]),
+    // What a snapshot says and where; core re-exports it too.
+    ("spindle-facts", &["spindle-text"]),
+    ("spindle-core", &["spindle-facts", "spindle-text"]),
     ("spindle-rules", &["spindle-core"]),
     ("spindle-report", &["spindle-core"]),
     ("spindle-collectors", &["spindle-core", "spindle-files"]),
@@ -47,8 +52,11 @@ pub const ALLOWED_DEV: &[(&str, &str)] = &[
 /// the library knows the CLI").
 const COMMAND_LINE: &[&str] = &["clap", "clap_complete"];
 
-/// Crates core must not link: it does no I/O, runs no async runtime and builds for
-/// wasm32-wasip2, where plugin guests compile it.
+/// The pure crates: core and the crates split out of it, which plugin guests compile too.
+const PURE: &[&str] = &["spindle-text", "spindle-facts", "spindle-core"];
+
+/// Crates the pure crates must not link: they do no I/O, run no async runtime and build for
+/// wasm32-wasip2, where plugin guests compile them.
 const NOT_IN_CORE: &[&str] = &["tokio", "wasmtime", "libc", "tiberius", "wmi", "miette"];
 
 pub fn run(root: &Path) -> Result<ExitCode, Failure> {
@@ -99,9 +107,9 @@ pub fn check(metadata: &Value) -> Vec<String> {
                 problems.push(format!(
                     "`{name}` depends on `{dep}`: only the binary's package parses the command line"
                 ));
-            } else if !dev && name == "spindle-core" && NOT_IN_CORE.contains(&dep) {
+            } else if !dev && PURE.contains(&name) && NOT_IN_CORE.contains(&dep) {
                 problems.push(format!(
-                    "`spindle-core` depends on `{dep}`: core does no I/O and builds for wasm32-wasip2"
+                    "`{name}` depends on `{dep}`: core does no I/O and builds for wasm32-wasip2"
                 ));
             }
         }
@@ -148,12 +156,21 @@ mod tests {
             ("spindle-collectors", "clap", None),
             ("spindle-core", "tokio", None),
             ("spindle-rules", "spindle-collectors", Some("dev")),
+            // The split-off leaves sit below core: an edge back up, or to I/O, fails.
+            ("spindle-text", "spindle-core", None),
+            ("spindle-text", "libc", None),
+            ("spindle-facts", "spindle-core", None),
+            ("spindle-facts", "tokio", None),
         ]));
-        assert_eq!(problems.len(), 5, "{problems:#?}");
+        assert_eq!(problems.len(), 9, "{problems:#?}");
         assert!(problems.iter().any(|p| p.contains("`spindle-core` depends on `tokio`")), "{problems:#?}");
         for edge in [
             "`spindle-core` has a dependency on `spindle-report`",
             "`spindle-report` has a dependency on `spindle-rules`",
+            "`spindle-text` has a dependency on `spindle-core`",
+            "`spindle-text` depends on `libc`",
+            "`spindle-facts` has a dependency on `spindle-core`",
+            "`spindle-facts` depends on `tokio`",
         ] {
             assert!(problems.iter().any(|p| p.contains(edge)), "{edge}: {problems:#?}");
         }

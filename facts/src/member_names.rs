@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::fast_hash::FastSet;
+use spindle_text::fast_hash::FastSet;
 
 /// Up to this many members an object's names are searched in a list (behind a one-word filter
 /// that rules out most of them); beyond it they move to a hash set, so that an object of a

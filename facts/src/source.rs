@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
-use crate::fast_hash::FastMap;
 use crate::locate::{MAX_INDEXED_DEPTH, Span, containers_of_parsed, locate, locate_from_parsed};
+use spindle_text::fast_hash::FastMap;
 
 #[derive(Debug)]
 pub struct SourceDoc {

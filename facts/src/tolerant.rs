@@ -493,7 +493,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for NameVisitor<'_, 'de, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Backing, Snapshot};
+    use crate::model::{Backing, Snapshot};
 
     fn tolerant(text: &str) -> (Snapshot, Vec<String>) {
         let mut seen = vec![];

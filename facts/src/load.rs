@@ -4,11 +4,18 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::facts::{Backing, SCHEMA_VERSION, Snapshot};
 use crate::locate::locate;
-use crate::names::did_you_mean;
+use crate::model::{Backing, SCHEMA_VERSION, Snapshot};
 use crate::tolerant::{self, Unknown};
-use crate::view::Document;
+use spindle_text::names::did_you_mean;
+
+/// A loaded snapshot file: its path and text (kept to locate facts for reports) and its facts.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub path: String,
+    pub text: String,
+    pub snapshot: Snapshot,
+}
 
 /// Why a snapshot could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,8 +178,8 @@ impl fmt::Display for Oversized {
             f,
             "{} is {} bytes long, more than the {} bytes a snapshot may hold there",
             self.pointer,
-            crate::units::thousands(self.bytes as u64),
-            crate::units::thousands(self.max as u64)
+            spindle_text::units::thousands(self.bytes as u64),
+            spindle_text::units::thousands(self.max as u64)
         )
     }
 }
