@@ -33,6 +33,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -226,9 +227,10 @@ pub(crate) fn payload<'a>(
     mac_key: &[u8; KEY_LEN],
 ) -> Option<&'a [u8]> {
     let (head, payload) = data.split_at_checked(HEADER_LEN)?;
-    let (signed, mac) = head.split_at(SIGNED_LEN);
+    let (signed, tag) = head.split_at(SIGNED_LEN);
     // The HMAC first: nothing else of a forged header is worth looking at.
-    if !constant_time_eq(&hmac_sha256(mac_key, signed), mac) {
+    // `verify_slice` compares in constant time (ctutils): a forger learns nothing from timing.
+    if hmac_of(mac_key, signed).verify_slice(tag).is_err() {
         return None;
     }
     let (magic, rest) = signed.split_at(MAGIC.len());
@@ -246,21 +248,13 @@ pub(crate) fn payload<'a>(
 
 /// HMAC-SHA256 (RFC 2104) of `data` under `key`.
 pub(crate) fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut k = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
-    }
-    let pad = |byte: u8| k.map(|b| b ^ byte);
-    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(data).finalize();
-    Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize().into()
+    hmac_of(key, data).finalize().into_bytes().into()
 }
 
-/// Equal, in a time that does not depend on where they differ (a forger learns nothing from it).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// The HMAC-SHA256 state under `key`, fed `data`; any key length is accepted.
+fn hmac_of(key: &[u8], data: &[u8]) -> Hmac<Sha256> {
+    let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.chain_update(data)
 }
 
 /// The cache's HMAC key, if `dir` has a sound one; an error when it has one that cannot be
