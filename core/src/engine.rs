@@ -5,33 +5,14 @@ mod contain;
 use crate::date::Date;
 use crate::facts::OsFamily;
 use crate::fast_hash::FastSet;
-use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError, Severity};
+use crate::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Passed, RuleError};
 use crate::glob::Glob;
-use crate::params::Params;
-use crate::rule::{Ctx, Need, Recorded, Rule, RuleGroup, collector_reason};
-use crate::view::HostView;
+use crate::rule::{Ctx, Need, Recorded, RuleGroup};
+use crate::view::{HostView, collector_reason};
 
-/// A rule as the active packs configure it.
-pub struct ActiveRule<'r> {
-    pub rule: &'r dyn Rule,
-    /// The code findings carry (plugin rules are namespaced: `acme/NAM001`).
-    pub code: String,
-    pub severity: Severity,
-    pub params: Params,
-}
-
-impl<'r> ActiveRule<'r> {
-    /// `rule` under its own code, at its default severity and parameters (no pack).
-    pub fn at_defaults(rule: &'r dyn Rule) -> Self {
-        let m = rule.meta();
-        ActiveRule {
-            rule,
-            code: m.code.to_string(),
-            severity: m.severity,
-            params: Params::defaults(m.params),
-        }
-    }
-}
+// Part of the rule contract (a rule group is handed its active rules); re-exported here,
+// where packs make them.
+pub use crate::rule::ActiveRule;
 
 /// A rule selector as packs write it: a code (`ALN001`), a code prefix (`ALN`, `acme/`) or a
 /// rule name (`partition-offset-alignment`).

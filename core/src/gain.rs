@@ -2,7 +2,7 @@
 //! its source, never a promise. A rule attaches one to a finding only where such a measurement
 //! exists; everywhere else there is no estimate, which reports say rather than guess.
 
-use crate::finding::Quantity;
+use crate::quantity::Quantity;
 use crate::units;
 
 /// Which way the metric improves.

@@ -8,12 +8,14 @@
 pub mod declare;
 pub mod digest;
 pub mod engine;
+pub mod entity;
 pub mod finding;
 pub mod gain;
 #[cfg(feature = "packs")]
 pub mod pack;
 pub mod params;
 pub mod plan;
+pub mod quantity;
 pub mod references;
 pub mod rule;
 #[cfg(feature = "packs")]

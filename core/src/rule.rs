@@ -174,7 +174,7 @@ pub trait RuleGroup: Send + Sync {
     fn check(
         &self,
         view: &HostView,
-        rules: &[&crate::engine::ActiveRule<'_>],
+        rules: &[&ActiveRule<'_>],
     ) -> Result<(Vec<Finding>, Vec<NotEvaluated>), crate::finding::RuleError>;
 }
 
@@ -416,15 +416,8 @@ impl<'a, P> Ctx<'a, P> {
     }
 }
 
-/// The reason a collector of `view` gave for not collecting `fact` (`collector: reason`), if any.
-pub fn collector_reason(view: &HostView, fact: &str) -> Option<String> {
-    let leaf = fact.rsplit(['.', '/']).next().unwrap_or(fact);
-    view.collectors.iter().flat_map(|c| c.not_collected.iter().map(move |n| (c, n))).find_map(|(c, n)| {
-        let nf = n.fact.as_str();
-        (nf == fact || nf.ends_with(leaf) || fact.starts_with(nf))
-            .then(|| format!("{}: {}", c.name, n.reason))
-    })
-}
+// Defined beside the view it reads; kept here under its old path for rule crates.
+pub use crate::view::collector_reason;
 
 /// The impact class a rule declares; plugin rules, which declare none, are unclassified.
 #[doc(hidden)]
@@ -606,4 +599,26 @@ macro_rules! declare_rule {
             },
         };
     };
+}
+
+/// A rule as the active packs configure it.
+pub struct ActiveRule<'r> {
+    pub rule: &'r dyn Rule,
+    /// The code findings carry (plugin rules are namespaced: `acme/NAM001`).
+    pub code: String,
+    pub severity: Severity,
+    pub params: Params,
+}
+
+impl<'r> ActiveRule<'r> {
+    /// `rule` under its own code, at its default severity and parameters (no pack).
+    pub fn at_defaults(rule: &'r dyn Rule) -> Self {
+        let m = rule.meta();
+        ActiveRule {
+            rule,
+            code: m.code.to_string(),
+            severity: m.severity,
+            params: Params::defaults(m.params),
+        }
+    }
 }

@@ -11,21 +11,18 @@ use crate::declare::Declarations;
 use crate::facts::*;
 use crate::source::SourceDoc;
 
+mod collector_reason;
 mod file_volume;
 mod stale;
 
+pub use collector_reason::collector_reason;
 pub use file_volume::{UnknownVolume, UnknownVolumeCause};
 pub use stale::StaleFacts;
 
+pub use crate::entity::{EntityRef, Origin};
+
 // What a loaded file is belongs to the facts crate, which reads it; the view keeps the name.
 pub use crate::load::Document;
-
-/// Where an entity was read: document index in [`HostView::docs`] and JSON pointer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    pub doc: usize,
-    pub pointer: String,
-}
 
 /// An entity with its stable key (used for waivers and fingerprints), its label for people, and
 /// every place it was read (several when snapshots were merged).
@@ -42,14 +39,6 @@ impl<T> Deref for Located<T> {
     fn deref(&self) -> &T {
         &self.item
     }
-}
-
-/// A reference to an entity of a view, as findings carry it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntityRef {
-    pub key: String,
-    pub label: String,
-    pub origins: Vec<Origin>,
 }
 
 impl<T> Located<T> {

@@ -17,15 +17,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// Circles that were there when this check arrived, each to be broken by the core split (the
-/// `engine → rule → view → engine` knot is what keeps `spindle-core` one crate). An entry
-/// matches a circle of exactly those modules under that parent; a circle that grows, a new one,
-/// or one of these gone (delete its line) fails the check.
-const KNOWN: &[(&str, &str, &[&str])] = &[
-    ("spindle_core", "", &["engine", "finding", "gain", "plan", "rule", "view"]),
-    ("spindle_core", "pack", &["error", "parse", "resolve"]),
-];
-
 /// A module by its path from the crate root (`[]` is the root, `["pack", "parse"]`).
 type ModPath = Vec<String>;
 
@@ -52,7 +43,6 @@ struct Reference {
 pub fn circles(metadata: &Value) -> Vec<String> {
     let root = Path::new(metadata["workspace_root"].as_str().unwrap_or_default());
     let mut problems = vec![];
-    let mut seen = BTreeSet::new();
     for package in metadata["packages"].as_array().into_iter().flatten() {
         for target in package["targets"].as_array().into_iter().flatten() {
             let kinds = target["kind"].as_array().into_iter().flatten().filter_map(Value::as_str);
@@ -66,18 +56,9 @@ pub fn circles(metadata: &Value) -> Vec<String> {
                 kinds.collect::<Vec<_>>().join(",")
             );
             match read_crate(&name, Path::new(src)) {
-                Ok(c) => problems.extend(crate_circles(&c, root, &mut seen)),
+                Ok(c) => problems.extend(crate_circles(&c, root)),
                 Err(e) => problems.push(format!("{name}: {e}")),
             }
-        }
-    }
-    for (i, (krate, under, set)) in KNOWN.iter().enumerate() {
-        if !seen.contains(&i) {
-            problems.push(format!(
-                "{krate}: the known circle {{{}}} under `{under}` is gone or changed: delete or update its line in \
-                 xtask/src/modules.rs (KNOWN)",
-                set.join(", ")
-            ));
         }
     }
     problems
@@ -436,9 +417,9 @@ impl Crate {
     }
 }
 
-/// The circles of one crate; files are named relative to `root`. Circles listed in [`KNOWN`]
-/// are left out and their index added to `seen`.
-fn crate_circles(c: &Crate, root: &Path, seen: &mut BTreeSet<usize>) -> Vec<String> {
+/// The circles of one crate; files are named relative to `root`. There is no allow-list: the
+/// last known circles (in `spindle-core`) were broken by the core split.
+fn crate_circles(c: &Crate, root: &Path) -> Vec<String> {
     // parent module → (child A, child B) → the first reference that makes the edge A → B.
     let mut edges: BTreeMap<ModPath, BTreeMap<(String, String), String>> = BTreeMap::new();
     for from in c.modules.keys() {
@@ -462,15 +443,6 @@ fn crate_circles(c: &Crate, root: &Path, seen: &mut BTreeSet<usize>) -> Vec<Stri
                 .filter(|((a, b), _)| scc.contains(a) && scc.contains(b))
                 .map(|((a, b), ev)| format!("{a} → {b} ({ev})"))
                 .collect();
-            let names: Vec<&str> = scc.iter().map(String::as_str).collect();
-            let crate_name = c.name.split(' ').next().unwrap_or_default();
-            let known = |(k, under, set): &(&str, &str, &[&str])| {
-                *k == crate_name && *under == parent.join("::") && *set == names
-            };
-            if let Some(i) = KNOWN.iter().position(known) {
-                seen.insert(i);
-                continue;
-            }
             let place = if parent.is_empty() { "the crate root".to_string() } else { parent.join("::") };
             out.push(format!(
                 "{}: a module circle under {place}: {{{}}}: {}",
@@ -558,11 +530,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        crate_circles(
-            &read_crate("demo", &dir.path().join("lib.rs")).unwrap(),
-            dir.path(),
-            &mut BTreeSet::new(),
-        )
+        crate_circles(&read_crate("demo", &dir.path().join("lib.rs")).unwrap(), dir.path())
     }
 
     #[test]

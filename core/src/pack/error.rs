@@ -51,7 +51,7 @@ impl std::error::Error for PackError {}
 pub const MAX_ERRORS_PER_PACK: usize = 20;
 
 /// The error that stands for those past [`MAX_ERRORS_PER_PACK`] when a pack had `found` of them.
-pub(crate) fn more_errors(src: &super::SourceText, found: usize) -> Option<PackError> {
+pub(crate) fn more_errors(src: &super::file::SourceText, found: usize) -> Option<PackError> {
     (found > MAX_ERRORS_PER_PACK).then(|| {
         PackError::new(
             &src.path,

@@ -7,6 +7,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
+/// A pack's text and the path (or `builtin:NAME`) it came from.
+#[derive(Debug, Clone)]
+pub struct SourceText {
+    pub path: String,
+    pub text: String,
+}
+
 /// A rule pack: which rules run, how severe they are, their parameters, facts people declare,
 /// and accepted findings (waivers).
 #[derive(Debug, Deserialize, JsonSchema)]

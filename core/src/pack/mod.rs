@@ -11,9 +11,9 @@ mod resolve;
 mod select;
 
 pub use error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean};
-pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
+pub use file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, SourceText, WaiverEntry};
 pub use resolve::{
     Config, DEFAULT_WAIVER_WARN_DAYS, MAX_PACK_READS, MAX_PLUGINS, PackLoader, PackStack, PluginDecl,
-    RuleSetting, SourceText, load_packs, resolve,
+    RuleSetting, load_packs, resolve,
 };
 pub use select::{Selection, UnknownSelector};

@@ -15,8 +15,7 @@ use toml::Spanned;
 use toml::de::{DeArray, DeTable, DeValue, ValueDeserializer};
 
 use super::error::{MAX_ERRORS_PER_PACK, PackError, did_you_mean, more_errors};
-use super::file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, WaiverEntry};
-use super::resolve::SourceText;
+use super::file::{DeclareSection, DeclaredStripeEntry, PackFile, PluginEntry, SourceText, WaiverEntry};
 
 /// The value of one `[rules.X]` table, as [`PackFile::rules`] holds it.
 type RuleTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;

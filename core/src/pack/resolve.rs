@@ -3,7 +3,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean, more_errors};
-use super::file::PackFile;
+use super::file::{PackFile, SourceText};
 use super::parse::parse_pack;
 use crate::date::Date;
 use crate::declare::{Declarations, DeclaredStripe, Workload};
@@ -13,13 +13,6 @@ use crate::glob::Glob;
 use crate::load::line_col;
 use crate::params::{ParamValue, Params};
 use crate::rule::{Rule, RuleMeta, Stage};
-
-/// A pack's text and the path (or `builtin:NAME`) it came from.
-#[derive(Debug, Clone)]
-pub struct SourceText {
-    pub path: String,
-    pub text: String,
-}
 
 /// Turns a pack reference into text: a builtin pack name, or a path relative to the pack that
 /// names it (`from`), or to the working directory for packs given on the command line.

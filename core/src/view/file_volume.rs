@@ -3,8 +3,8 @@
 use std::fmt;
 
 use crate::facts::DbFile;
-use crate::rule::collector_reason;
 use crate::view::HostView;
+use crate::view::collector_reason;
 
 /// What [`HostView::volume_of_file`] returns when no collected volume holds the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
