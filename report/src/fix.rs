@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use memchr::memchr;
 use spindle_core::untrusted;
 
 /// A piece of a fix.
@@ -87,11 +88,8 @@ pub(crate) fn inlines(line: &str) -> Vec<Inline<'_>> {
     let mut text_start = 0;
     let mut i = 0;
     let bytes = line.as_bytes();
-    while i < bytes.len() {
-        if bytes[i] != b'`' {
-            i += 1;
-            continue;
-        }
+    while let Some(j) = memchr(b'`', &bytes[i..]) {
+        i += j;
         let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
         let content_start = i + run;
         let close = find_run(&line[content_start..], run).map(|j| content_start + j);
@@ -122,16 +120,13 @@ pub(crate) fn inlines(line: &str) -> Vec<Inline<'_>> {
 fn find_run(s: &str, n: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'`' {
-            let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-            if run == n {
-                return Some(i);
-            }
-            i += run;
-        } else {
-            i += 1;
+    while let Some(j) = memchr(b'`', &bytes[i..]) {
+        i += j;
+        let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        if run == n {
+            return Some(i);
         }
+        i += run;
     }
     None
 }
