@@ -18,7 +18,10 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(path)
     }
     #[cfg(not(unix))]
     File::open(path)
@@ -30,13 +33,8 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
 pub fn set_blocking(file: &File) -> io::Result<()> {
     #[cfg(unix)]
     {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: fcntl on a descriptor this `File` owns; F_GETFL and F_SETFL take no pointers.
-        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        fcntl_setfl(file, fcntl_getfl(file)? - OFlags::NONBLOCK)?;
     }
     #[cfg(not(unix))]
     let _ = file;
@@ -202,12 +200,10 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_named_pipe_or_device_is_refused_without_blocking() {
-        use std::os::unix::ffi::OsStrExt;
+        use rustix::fs::{CWD, FileType, Mode, mknodat};
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("p");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-        // SAFETY: a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        mknodat(CWD, &fifo, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0).unwrap();
         // No writer: this would block forever in a plain `open`.
         assert!(matches!(read_regular(&fifo, 9), Err(ReadError::NotRegular("a named pipe"))));
         let e = open_regular(&fifo).unwrap_err();

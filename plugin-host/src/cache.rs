@@ -168,7 +168,9 @@ impl CodeCache {
         // never gets here. wasmtime then checks its own header (version, engine settings) and
         // refuses a mismatch. What remains is someone who can already act as this user (or as
         // root): the cache adds no trust beyond the user's own account.
-        match unsafe { Component::deserialize(engine, payload) } {
+        #[allow(unsafe_code)]
+        let component = unsafe { Component::deserialize(engine, payload) };
+        match component {
             Ok(c) => Some(c),
             Err(_) => {
                 let _ = fs::remove_file(&path);
@@ -298,7 +300,10 @@ fn open_no_follow(path: &Path) -> io::Result<fs::File> {
     let mut o = fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut o,
+        (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+    );
     o.open(path)
 }
 
@@ -384,8 +389,7 @@ pub(crate) fn trust_key_file(o: Owned) -> Result<(), String> {
 #[cfg(unix)]
 fn owned(meta: &fs::Metadata) -> Owned {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let euid = unsafe { libc::geteuid() };
+    let euid = rustix::process::geteuid().as_raw();
     Owned { uid: meta.uid(), mode: meta.mode(), euid }
 }
 

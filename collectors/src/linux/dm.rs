@@ -45,8 +45,7 @@ impl DmTables for Dmsetup {
 
 #[cfg(target_os = "linux")]
 fn live_table(name: &str) -> Result<String, String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !rustix::process::geteuid().is_root() {
         return Err("the device-mapper table needs root (dmsetup table); not running as root".into());
     }
     let bin = find_dmsetup().ok_or("the device-mapper table needs dmsetup, which is not installed")?;

@@ -61,30 +61,15 @@ pub struct LiveFs;
 
 #[cfg(target_os = "linux")]
 impl FsStats for LiveFs {
-    // The statvfs fields are `c_ulong`/`fsblkcnt_t`: u64 here, u32 on 32-bit targets.
-    #[allow(clippy::useless_conversion)]
     fn stats(&self, mount_point: &Path) -> io::Result<Stats> {
-        use std::ffi::CString;
-        use std::os::unix::ffi::OsStrExt;
-
-        let c = CString::new(mount_point.as_os_str().as_bytes())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"))?;
-        // SAFETY: `c` is a valid NUL-terminated path and `vfs` a properly sized, writable
-        // statvfs that the call fills on success; it is read only after success.
-        let vfs = unsafe {
-            let mut vfs: libc::statvfs = std::mem::zeroed();
-            if libc::statvfs(c.as_ptr(), &mut vfs) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            vfs
-        };
+        let vfs = rustix::fs::statvfs(mount_point)?;
         let dev = std::os::unix::fs::MetadataExt::dev(&std::fs::metadata(mount_point)?);
         Ok(Stats {
-            block_size: u64::from(vfs.f_bsize),
-            fragment_size: u64::from(vfs.f_frsize),
-            blocks: u64::from(vfs.f_blocks),
-            blocks_free: u64::from(vfs.f_bfree),
-            blocks_available: u64::from(vfs.f_bavail),
+            block_size: vfs.f_bsize,
+            fragment_size: vfs.f_frsize,
+            blocks: vfs.f_blocks,
+            blocks_free: vfs.f_bfree,
+            blocks_available: vfs.f_bavail,
             device: Some(split_dev(dev)),
         })
     }
