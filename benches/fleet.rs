@@ -104,8 +104,7 @@ fn smoke() -> Result<(), String> {
 /// the same two cores: measured here, the first check runs after generating took 35 % more
 /// CPU time than the later ones.
 fn settle() {
-    // SAFETY: sync(2) takes no arguments and cannot fail.
-    unsafe { libc::sync() };
+    rustix::fs::sync();
 }
 
 /// Runs `spindle check DIR --format FORMAT --output OUT --fail-on never` under the wrapper.

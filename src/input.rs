@@ -67,6 +67,7 @@ impl Files {
         let start = if i == 0 { 0 } else { self.entries[i - 1].1 };
         let bytes = &self.names[start as usize..end as usize];
         // SAFETY: `bytes` are exactly the encoded bytes of one `OsStr`, appended by `push`.
+        #[allow(unsafe_code)]
         let name = unsafe { OsStr::from_encoded_bytes_unchecked(bytes) };
         let dir = &self.dirs[dir as usize];
         if name.is_empty() { dir.clone() } else { join_as_given(dir, name) }

@@ -10,6 +10,9 @@
 // UserError carries the offending file for miette to show; it is built once, on the way to exit
 // status 2, so its size on the error path costs nothing worth boxing for.
 #![allow(clippy::result_large_err)]
+// Every system call goes through rustix or signal-hook; the one unsafe block left (the path
+// table's encoded bytes, src/input.rs) is allowed where it is, with its argument.
+#![deny(unsafe_code)]
 
 pub mod baseline;
 pub mod check;

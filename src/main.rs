@@ -1,6 +1,8 @@
 //! The `spindle` binary: the command line mapped onto the library's options, and its outcome
 //! onto exit statuses (0 clean, 1 findings, 2 bad input or an incomplete run).
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 use std::process::ExitCode;

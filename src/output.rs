@@ -70,8 +70,7 @@ fn destination(path: &Path) -> Result<Dest, UserError> {
 #[cfg(unix)]
 fn refuse_planted_links(path: &Path) -> Result<(), UserError> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let mut at = PathBuf::new();
     for part in path.components() {
         at.push(part);
@@ -314,7 +313,12 @@ impl Staged {
 fn unnamed_in(dir: &Path) -> Option<fs::File> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
-    let file = fs::OpenOptions::new().write(true).custom_flags(libc::O_TMPFILE).mode(0o600).open(dir).ok()?;
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::TMPFILE.bits() as i32)
+        .mode(0o600)
+        .open(dir)
+        .ok()?;
     Path::new(&format!("/proc/self/fd/{}", file.as_raw_fd())).exists().then_some(file)
 }
 
@@ -323,31 +327,25 @@ fn unnamed_in(dir: &Path) -> Option<fs::File> {
 /// own, registered for removal on SIGINT and SIGTERM.
 #[cfg(target_os = "linux")]
 fn publish_unnamed(file: &fs::File, dest: &Path) -> io::Result<()> {
-    use std::ffi::CString;
+    use rustix::fs::{AtFlags, CWD, linkat};
     use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let from = format!("/proc/self/fd/{}", file.as_raw_fd());
     let salt =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
     for _ in 0..64 {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let name = dir.join(format!(".tmp{}-{:x}-{n}", std::process::id(), salt as u32));
-        let to = CString::new(name.as_os_str().as_bytes())?;
         let registered = RemoveOnInterrupt::new(&name);
-        // SAFETY: both paths are NUL-terminated; AT_SYMLINK_FOLLOW makes the /proc link name
-        // the open file itself.
-        let r = unsafe {
-            libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW)
-        };
-        if r != 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::AlreadyExists {
+        // AT_SYMLINK_FOLLOW makes the /proc link name the open file itself.
+        let linked = linkat(CWD, from.as_str(), CWD, &name, AtFlags::SYMLINK_FOLLOW);
+        if let Err(e) = linked {
+            if e == rustix::io::Errno::EXIST {
                 continue;
             }
-            return Err(e);
+            return Err(e.into());
         }
         let renamed = fs::rename(&name, dest);
         if renamed.is_err() {
@@ -395,12 +393,11 @@ fn umask() -> u32 {
     if let Some(m) = from_proc {
         return m;
     }
-    // SAFETY: umask(2) cannot fail; the old value is put back at once.
-    let m = unsafe { libc::umask(0o077) };
-    unsafe { libc::umask(m) };
-    // mode_t is u16 on macOS and the BSDs.
-    #[allow(clippy::useless_conversion)]
-    u32::from(m)
+    use rustix::fs::Mode;
+    // umask(2) cannot read without setting: the old value is put back at once.
+    let m = rustix::process::umask(Mode::from_raw_mode(0o077));
+    rustix::process::umask(m);
+    m.as_raw_mode()
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it: readers see the old file or the

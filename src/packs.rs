@@ -100,8 +100,7 @@ pub fn discover_config(start: &Path, home: Option<&Path>) -> Discovered {
 #[cfg(unix)]
 fn distrust(pack: &Path, dir: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let trusted = |uid: u32| uid == me || uid == 0;
     let file = std::fs::metadata(pack).ok()?;
     let folder = std::fs::metadata(dir).ok()?;

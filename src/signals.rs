@@ -17,29 +17,32 @@ pub(crate) use imp::{RestoreTerminalOnInterrupt, interrupted};
 
 #[cfg(unix)]
 mod imp {
-    use std::ffi::CString;
-    use std::os::fd::RawFd;
-    use std::os::unix::ffi::OsStrExt;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Mutex, Once, PoisonError};
+
+    use rustix::termios::{OptionalActions, Termios, tcsetattr};
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::iterator::Signals;
 
     /// What to undo on an interrupt.
     struct Undo {
         next_id: u64,
         /// Files to remove, by registration id.
-        files: Vec<(u64, CString)>,
+        files: Vec<(u64, PathBuf)>,
         /// Directories to remove with what they hold, by registration id.
-        dirs: Vec<(u64, std::path::PathBuf)>,
-        /// The terminal's settings before the password prompt changed them.
-        terminal: Option<(RawFd, libc::termios)>,
+        dirs: Vec<(u64, PathBuf)>,
+        /// The terminal (its own descriptor) and its settings before the password prompt
+        /// changed them.
+        terminal: Option<(File, Termios)>,
     }
 
     static UNDO: Mutex<Undo> =
         Mutex::new(Undo { next_id: 0, files: Vec::new(), dirs: Vec::new(), terminal: None });
 
-    /// The write end of the pipe the handler wakes the watcher through; -1 until installed.
-    static WAKE: AtomicI32 = AtomicI32::new(-1);
+    /// Set once the watcher is waiting for SIGINT and SIGTERM.
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
 
     fn undo() -> std::sync::MutexGuard<'static, Undo> {
         // A panic elsewhere while holding the lock leaves the list as it was: still the list.
@@ -47,102 +50,55 @@ mod imp {
     }
 
     /// Installs the SIGINT and SIGTERM handlers and the thread that acts on them. Idempotent.
-    /// Without a pipe or a thread (resource limits), the signals keep their default action.
+    /// The handlers are registered from inside the watcher thread, once it runs: without a
+    /// thread (resource limits) nothing is registered and the signals keep their default action,
+    /// rather than being caught with no one to act on them.
     pub fn install() {
         static ONCE: Once = Once::new();
         ONCE.call_once(|| {
-            let mut fds = [-1; 2];
-            // SAFETY: `fds` has room for the two descriptors pipe(2) returns.
-            if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-                return;
-            }
-            for fd in fds {
-                // SAFETY: fcntl on descriptors just created. Close-on-exec: no child inherits
-                // them.
-                unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-            }
-            let [read_end, write_end] = fds;
-            let watcher = std::thread::Builder::new()
-                .name("signals".into())
-                .stack_size(64 << 10)
-                .spawn(move || watch(read_end));
-            if watcher.is_err() {
-                // SAFETY: closing the descriptors created above, used by nothing else.
-                unsafe {
-                    libc::close(read_end);
-                    libc::close(write_end);
-                }
-                return;
-            }
-            WAKE.store(write_end, Ordering::SeqCst);
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                // SAFETY: sigaction is plain data; the handler is async-signal-safe (write(2)
-                // only). SA_RESTART: a read at the password prompt or a write of the report
-                // goes on until the watcher ends the process, rather than failing with EINTR
-                // and printing an error of its own first.
-                unsafe {
-                    let mut action: libc::sigaction = std::mem::zeroed();
-                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-                    action.sa_flags = libc::SA_RESTART;
-                    libc::sigemptyset(&mut action.sa_mask);
-                    libc::sigaction(sig, &action, std::ptr::null_mut());
-                }
+            let (registered, answer) = std::sync::mpsc::sync_channel(1);
+            let watcher =
+                std::thread::Builder::new().name("signals".into()).stack_size(64 << 10).spawn(move || {
+                    // signal-hook's handler saves errno, writes to its own pipe and sets
+                    // SA_RESTART: a read at the password prompt or a write of the report goes
+                    // on until this thread ends the process, rather than failing with EINTR
+                    // and printing an error of its own first.
+                    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
+                        let _ = registered.send(false);
+                        return;
+                    };
+                    let _ = registered.send(true);
+                    if let Some(sig) = signals.forever().next() {
+                        exit(sig);
+                    }
+                });
+            if watcher.is_ok() && answer.recv() == Ok(true) {
+                INSTALLED.store(true, Ordering::SeqCst);
             }
         });
     }
 
-    extern "C" fn on_signal(sig: libc::c_int) {
-        #[cfg(target_os = "linux")]
-        // SAFETY: errno is thread-local; the interrupted code may be about to read it.
-        let saved = unsafe { *libc::__errno_location() };
-        let byte = sig as u8;
-        // SAFETY: write(2) is async-signal-safe; one byte into a pipe is atomic.
-        unsafe { libc::write(WAKE.load(Ordering::Relaxed), (&raw const byte).cast(), 1) };
-        #[cfg(target_os = "linux")]
-        // SAFETY: as above.
-        unsafe {
-            *libc::__errno_location() = saved
-        };
-    }
-
-    fn watch(read_end: RawFd) {
-        let mut byte = 0u8;
-        loop {
-            // SAFETY: reads one byte into `byte`.
-            let n = unsafe { libc::read(read_end, (&raw mut byte).cast(), 1) };
-            if n == 1 {
-                break;
-            }
-            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
-        }
-        exit(libc::c_int::from(byte));
-    }
-
-    fn exit(sig: libc::c_int) -> ! {
+    fn exit(sig: i32) -> ! {
         // Held to the end: no file is registered or published after the clean-up.
         let undo = undo();
         clean_up(&undo);
-        // SAFETY: _exit ends the process at once; the report is abandoned on purpose, and
-        // nothing else must run (no destructor would publish a half-written report).
-        unsafe { libc::_exit(128 + sig) }
+        // _exit(2) ends the process at once: the report is abandoned on purpose, and nothing
+        // else must run (no destructor would publish a half-written report).
+        signal_hook::low_level::exit(128 + sig)
     }
 
     /// Ends the run as `sig` would, when the handlers are installed. For a read that catches
     /// Ctrl-C itself: rpassword reads the terminal raw, raises SIGINT on Ctrl-C and returns an
     /// error, which would otherwise race the watcher to exit with status 2.
-    pub(crate) fn interrupted(sig: libc::c_int) {
-        if WAKE.load(Ordering::SeqCst) >= 0 {
+    pub(crate) fn interrupted(sig: i32) {
+        if INSTALLED.load(Ordering::SeqCst) {
             exit(sig);
         }
     }
 
     fn clean_up(undo: &Undo) {
         for (_, path) in &undo.files {
-            // SAFETY: `path` is a NUL-terminated path.
-            unsafe { libc::unlink(path.as_ptr()) };
+            let _ = std::fs::remove_file(path);
         }
         for (_, dir) in &undo.dirs {
             // Other threads may still add a file while it is emptied: a few tries.
@@ -152,9 +108,8 @@ mod imp {
                 }
             }
         }
-        if let Some((fd, saved)) = &undo.terminal {
-            // SAFETY: `saved` is the terminal's own earlier state; a closed fd just fails.
-            unsafe { libc::tcsetattr(*fd, libc::TCSANOW, saved) };
+        if let Some((tty, saved)) = &undo.terminal {
+            let _ = tcsetattr(tty, OptionalActions::Now, saved);
         }
     }
 
@@ -163,11 +118,10 @@ mod imp {
 
     impl RemoveOnInterrupt {
         pub(crate) fn new(path: &Path) -> Self {
-            let Ok(c) = CString::new(path.as_os_str().as_bytes()) else { return RemoveOnInterrupt(None) };
             let mut undo = undo();
             let id = undo.next_id;
             undo.next_id += 1;
-            undo.files.push((id, c));
+            undo.files.push((id, path.to_path_buf()));
             RemoveOnInterrupt(Some(id))
         }
     }
@@ -197,8 +151,9 @@ mod imp {
     pub(crate) struct RestoreTerminalOnInterrupt(());
 
     impl RestoreTerminalOnInterrupt {
-        pub(crate) fn new(fd: RawFd, saved: libc::termios) -> Self {
-            undo().terminal = Some((fd, saved));
+        /// `tty` is duplicated: the clean-up has its own descriptor of the terminal.
+        pub(crate) fn new(tty: &File, saved: Termios) -> Self {
+            undo().terminal = tty.try_clone().ok().map(|t| (t, saved));
             RestoreTerminalOnInterrupt(())
         }
     }
@@ -224,12 +179,8 @@ mod imp {
             {
                 // Only this test's files: tests running beside it register theirs.
                 let undo = undo();
-                let mine: Vec<_> = undo
-                    .files
-                    .iter()
-                    .filter(|(_, p)| p.as_bytes().starts_with(dir.path().as_os_str().as_bytes()))
-                    .cloned()
-                    .collect();
+                let mine: Vec<_> =
+                    undo.files.iter().filter(|(_, p)| p.starts_with(dir.path())).cloned().collect();
                 clean_up(&Undo { next_id: 0, files: mine, dirs: vec![], terminal: None });
             }
             assert!(!a.exists());

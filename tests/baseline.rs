@@ -464,9 +464,8 @@ fn a_baseline_is_read_with_a_bound_and_a_byte_order_mark_is_accepted() {
 
     // A named pipe nobody writes to is refused, not waited on; /dev/zero is not read forever.
     let fifo = dir.path().join("fifo.json");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    use rustix::fs::{CWD, FileType, Mode, mknodat};
+    mknodat(CWD, &fifo, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0).unwrap();
     for path in [fifo.to_str().unwrap(), "/dev/zero"] {
         let mut child = spindle_test_support::spindle_command(env!("CARGO_BIN_EXE_spindle"))
             .args(["check", "sql01.json", "--no-config", "--baseline", path])
