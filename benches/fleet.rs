@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use spindle::check::Engine;
+use spindle::engine::Engine;
 use spindle::input;
 use spindle_core::date::Date;
 use spindle_core::engine::check_host;

@@ -6,203 +6,34 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::{fs, panic};
+use std::panic;
 
 use spindle_core::date::Date;
-use spindle_core::engine::{ActiveRule, HostReport, check_host};
-use spindle_core::facts::{CollectorReport, NotCollected, Snapshot};
 use spindle_core::gain::rank_of;
-use spindle_core::load::{oversized, parse_snapshot};
-use spindle_core::pack::{Config, Selection, UnknownSelector, load_packs};
-use spindle_core::rule::{Rule, RuleMeta, collector_reason};
+use spindle_core::load::oversized;
+use spindle_core::rule::collector_reason;
 use spindle_core::view::{Document, HostView};
 
-use spindle_collectors::sql::target::Target;
-use spindle_plugin_host::{Limits, PluginHost, PluginRule, Pool, default_cache_dir, load_rules};
 use spindle_report::formats::Reader;
 use spindle_report::sarif_split::SplitSarifWriter;
 use spindle_report::shard::ShardRecorder;
 use spindle_report::text::TextOptions;
-use spindle_report::{
-    HostContext, Order, Render, Rendered, ReportWriter, RuleInfo, RuleParams, RunProvenance, Summary,
-};
+use spindle_report::{HostContext, Order, Render, Rendered, ReportWriter, RunProvenance, Summary};
 
 use crate::baseline::Baseline;
-use crate::connect::{Prompted, security_warnings};
+use crate::connect::security_warnings;
+use crate::engine::{Engine, clock, waiver_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
 use crate::input;
-use crate::inventory;
-use crate::options::{CheckOptions, Colour, Exit, FailOn, Require};
+use crate::options::{CheckOptions, Colour, Exit, Require};
 use crate::ordered;
-use crate::output::{Output, write_atomically};
-use crate::packs::Loader;
+use crate::output::Output;
+use crate::packs::packs_to_apply;
+use crate::sources::{Local, claimed_elsewhere, live_document, live_jobs, local_documents};
 use crate::split::SplitDir;
-use crate::writers::{ReportSpec, warn_on_stderr};
-
-/// The rules and settings of one pack list, with the plugins it loaded: what judges a host.
-pub struct Engine {
-    // Kept alive for the plugin rules, which call into it.
-    _host: Option<PluginHost>,
-    cfg: Config,
-    /// Every rule the packs were resolved against: builtin, then plugin rules.
-    rules: Vec<&'static dyn Rule>,
-    /// The packs' plugins: name, and the pack that declares it.
-    plugins: Vec<(String, String)>,
-    /// The enabled rules with their settings, resolved once for every host.
-    active: Vec<ActiveRule<'static>>,
-    /// Per waiver of the packs: whether it matched a finding on any host checked so far. Hosts
-    /// are checked on several threads.
-    waiver_used: Vec<AtomicBool>,
-    hosts_checked: AtomicUsize,
-}
-
-impl Engine {
-    /// Loads `packs` (builtin names or TOML files; empty: `recommended`) and the plugins they
-    /// declare, and resolves the rules once for every host.
-    pub fn load(packs: &[String]) -> Result<Engine, UserError> {
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        Engine::load_with(packs, &Selection::default(), threads + 1)
-    }
-
-    /// [`Engine::load`], then the command line's `--select`, `--extend-select` and `--ignore`
-    /// over the packs' selection; at most `concurrent_calls` plugin calls run at once (the
-    /// plugin host reserves that many instance slots).
-    pub fn load_with(
-        packs: &[String],
-        selection: &Selection,
-        concurrent_calls: usize,
-    ) -> Result<Engine, UserError> {
-        let refs: Vec<&str> =
-            if packs.is_empty() { vec!["recommended"] } else { packs.iter().map(String::as_str).collect() };
-        let stack = load_packs(&refs, &Loader)?;
-        let decls = stack.plugins()?;
-        // The engine and its compiled-code cache only when a pack asks for a plugin.
-        let host = if decls.is_empty() {
-            None
-        } else {
-            // Fuel metering costs every call; compile it in only when a pack sets a fuel limit.
-            let fuel = decls.iter().any(|d| d.fuel.is_some());
-            let pool = Pool {
-                concurrent_calls: u32::try_from(concurrent_calls).unwrap_or(u32::MAX),
-                // Each call's own limit is the store limiter's; the slots fit the largest.
-                max_memory_bytes: decls
-                    .iter()
-                    .map(|d| d.memory_bytes.unwrap_or(Limits::default().memory_bytes))
-                    .max()
-                    .unwrap_or(Limits::default().memory_bytes),
-            };
-            Some(
-                PluginHost::with_pool(default_cache_dir(), fuel, pool)
-                    .map_err(|e| UserError::plain(e.to_string()))?,
-            )
-        };
-        let plugin_rules = match &host {
-            Some(host) => load_rules(host, &decls)?,
-            None => vec![],
-        };
-        // A run loads each pack list once and uses its rules to the end, like the builtin rules,
-        // which are statics.
-        let plugin_rules: &'static [PluginRule] = Box::leak(plugin_rules.into_boxed_slice());
-        let rules: Vec<&'static dyn Rule> = spindle_rules::all()
-            .iter()
-            .map(|r| *r as &dyn Rule)
-            .chain(plugin_rules.iter().map(|r| r as &dyn Rule))
-            .collect();
-        let cfg = {
-            let cat: Vec<(&str, &RuleMeta)> = rules.iter().map(|r| (r.meta().code, r.meta())).collect();
-            let mut cfg = stack.resolve(&cat)?;
-            cfg.apply_selection(&cat, selection).map_err(unknown_selectors)?;
-            cfg
-        };
-        let active = cfg.active(&rules);
-        let waiver_used = cfg.waivers.iter().map(|_| AtomicBool::new(false)).collect();
-        let plugins = decls.iter().map(|d| (d.name.clone(), d.pack.path.clone())).collect();
-        Ok(Engine {
-            _host: host,
-            cfg,
-            rules,
-            plugins,
-            active,
-            waiver_used,
-            hosts_checked: AtomicUsize::new(0),
-        })
-    }
-
-    /// Every rule the packs were resolved against (builtin, then the plugins'), enabled or not.
-    pub fn catalogue(&self) -> Vec<(&'static str, &'static RuleMeta)> {
-        self.rules.iter().map(|r| (r.meta().code, r.meta())).collect()
-    }
-
-    /// For a plugin's rule (`acme/ACM001`): the plugin's name and the pack that declares it.
-    pub fn plugin_of(&self, code: &str) -> Option<(&str, &str)> {
-        let (ns, _) = code.split_once('/')?;
-        self.plugins.iter().find(|(name, _)| name == ns).map(|(n, p)| (n.as_str(), p.as_str()))
-    }
-
-    /// The resolved packs: which rules are enabled, at what severity, the files applied.
-    pub fn config(&self) -> &Config {
-        &self.cfg
-    }
-
-    /// The active rules as a report's rule table lists them.
-    pub fn infos(&self) -> Vec<RuleInfo> {
-        self.active.iter().map(|a| RuleInfo::from_meta(&a.code, a.rule.meta(), a.severity)).collect()
-    }
-
-    /// The pack files applied, in order.
-    pub fn packs(&self) -> &[String] {
-        &self.cfg.packs
-    }
-
-    /// The parameters of the active rules that have any, as the packs left them.
-    pub fn params(&self) -> Vec<RuleParams> {
-        self.active.iter().filter_map(RuleParams::from_active).collect()
-    }
-
-    /// One host's view, built from its documents with the packs' declarations.
-    pub fn view(&self, docs: Vec<Document>) -> HostView {
-        HostView::build(docs, self.cfg.declarations.clone())
-    }
-
-    /// Runs every active rule on one host and applies the waivers (`today` decides which have
-    /// expired).
-    pub fn check(&self, view: &HostView, today: Date) -> HostReport {
-        let report = check_host(&self.active, view, &self.cfg.waivers, today);
-        self.hosts_checked.fetch_add(1, Ordering::Relaxed);
-        // The engine applies the first waiver that matches; so is it counted here.
-        for f in &report.findings {
-            if let Some(i) = self.cfg.waivers.iter().position(|w| w.matches(f)) {
-                self.waiver_used[i].store(true, Ordering::Relaxed);
-            }
-        }
-        report
-    }
-
-    /// The packs' waivers, each with where it is written (`pack.toml:12:11`) and whether it
-    /// matched a finding on a host this engine checked.
-    fn waiver_states(&self) -> impl Iterator<Item = (String, &spindle_core::engine::Waiver, bool)> {
-        self.cfg.waivers.iter().enumerate().map(|(i, w)| {
-            let at = match self.cfg.waiver_at.get(i).copied().flatten() {
-                Some((line, col)) => format!("{}:{line}:{col}", w.source),
-                None => w.source.clone(),
-            };
-            (at, w, self.waiver_used[i].load(Ordering::Relaxed))
-        })
-    }
-
-    /// The active rules, in catalogue order.
-    pub fn active(&self) -> &[ActiveRule<'static>] {
-        &self.active
-    }
-
-    /// The waivers of the packs.
-    pub fn waivers(&self) -> &[spindle_core::engine::Waiver] {
-        &self.cfg.waivers
-    }
-}
+use crate::verdict::{Causes, exit_code, summary_line};
+use crate::writers::{ReportSpec, remove_stale_report, report_io, warn_on_stderr};
 
 /// Runs a check as `options` say and writes its report. `Err` is bad input or usage (exit
 /// status 2, nothing written); `Ok` says how the run went.
@@ -234,25 +65,6 @@ fn removing_stale_report_on_failure<T>(
         }
     }
 }
-
-/// Removes the report an earlier run left at `--output`, after this run failed. Only a regular
-/// file: a device or pipe (`/dev/null`, a named pipe) is written into, never replaced, and a
-/// directory is the user's mistake, reported as such. Through a link, only the link goes: what
-/// it points to may be anything, and a failed run destroys nothing. A snapshot given as input
-/// and as output is the user's facts, not a report, and stays.
-pub(crate) fn remove_stale_report<P: AsRef<Path>>(output: Option<&Path>, inputs: &[P]) {
-    let Some(path) = output else { return };
-    if path.as_os_str() == "-" || path.starts_with("/dev") || path.starts_with("/proc") {
-        return;
-    }
-    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if inputs.iter().any(|i| fs::canonicalize(i).is_ok_and(|i| i == target)) {
-        return;
-    }
-    crate::output::remove_stale(path);
-}
-
-pub(crate) use crate::packs::packs_to_apply;
 
 fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
@@ -549,110 +361,6 @@ fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
     }
 }
 
-/// The first cause of each way a run can be incomplete, for the one-line summary.
-#[derive(Debug, Default)]
-pub(crate) struct Causes {
-    collection_error: Option<String>,
-    not_judged: Option<String>,
-    rule_error: Option<String>,
-    /// Every host's stale-facts warning ([`spindle_core::view::StaleFacts`]), in report order: said on stderr.
-    stale: Vec<String>,
-}
-
-impl Causes {
-    fn note_collection_error(&mut self, label: &str, why: &str) {
-        self.collection_error.get_or_insert_with(|| format!("{label}: {}", first_line(why)));
-    }
-
-    /// `host`'s causes, from its report and its view.
-    fn of(report: &HostReport, view: &HostView) -> Causes {
-        Causes {
-            stale: view.stale.iter().map(|s| format!("warning: {}", s.message(&report.host))).collect(),
-            collection_error: None,
-            not_judged: (!report.not_judged.is_empty())
-                .then(|| format!("{}: {}", report.host, first_line(&report.not_judged.join("; ")))),
-            rule_error: report.errors.first().map(|e| format!("{}: {}", report.host, e.code)),
-        }
-    }
-
-    /// Keeps the first cause of each kind: hosts are merged in report order.
-    fn merge(&mut self, other: Causes) {
-        self.collection_error = self.collection_error.take().or(other.collection_error);
-        self.not_judged = self.not_judged.take().or(other.not_judged);
-        self.rule_error = self.rule_error.take().or(other.rule_error);
-        self.stale.extend(other.stale);
-    }
-}
-
-/// The first line of `text`, cut to a length a log line can carry.
-fn first_line(text: &str) -> String {
-    const MAX: usize = 160;
-    let line = text.lines().next().unwrap_or("");
-    if line.chars().count() <= MAX {
-        return line.to_string();
-    }
-    line.chars().take(MAX).collect::<String>() + "…"
-}
-
-/// The run in one line, as ruff and tflint print one: the counts, then why it failed if it did,
-/// naming the first cause of each kind, then where the report went.
-/// `spindle: 3 hosts, 2 errors, 5 warnings, 0 notes, 1 not evaluated; incomplete: 1 collection
-/// error (sql01: login failed) → report.sarif`
-pub(crate) fn summary_line(s: &Summary, causes: &Causes, exit: Exit, fail_on: FailOn, dest: &Path) -> String {
-    use spindle_core::units::plural;
-    let mut line = format!(
-        "spindle: {}, {}, {}, {}, {} not evaluated",
-        plural(s.hosts, "host"),
-        plural(s.errors, "error"),
-        plural(s.warnings, "warning"),
-        plural(s.notes, "note"),
-        s.not_evaluated
-    );
-    if s.not_applicable > 0 {
-        line.push_str(&format!(", {} not applicable", s.not_applicable));
-    }
-    if s.waived > 0 {
-        line.push_str(&format!(", {} waived", s.waived));
-    }
-    if let Some(b) = &s.baseline {
-        line.push_str(&format!("; baseline: {}", b.line()));
-    }
-    let with = |what: String, cause: &Option<String>| match cause {
-        Some(c) => format!("{what} ({c})"),
-        None => what,
-    };
-    let mut gaps = vec![];
-    if s.collection_errors > 0 {
-        gaps.push(with(plural(s.collection_errors, "collection error"), &causes.collection_error));
-    }
-    if s.hosts_not_judged > 0 {
-        gaps.push(with(format!("{} not judged", plural(s.hosts_not_judged, "host")), &causes.not_judged));
-    }
-    if s.rule_errors > 0 {
-        gaps.push(with(plural(s.rule_errors, "rule error"), &causes.rule_error));
-    }
-    match exit {
-        Exit::Incomplete => line.push_str(&format!("; incomplete: {}", gaps.join(", "))),
-        Exit::Findings => {
-            let level = match fail_on {
-                FailOn::Error => "error",
-                FailOn::Warning => "warning",
-                FailOn::Note => "note",
-                FailOn::Never => "never",
-            };
-            let which = if s.baseline.is_some() { "new findings" } else { "findings" };
-            line.push_str(&format!("; failed: {which} at or above --fail-on {level}"));
-            if !gaps.is_empty() {
-                line.push_str(&format!("; allowed: {}", gaps.join(", ")));
-            }
-        }
-        Exit::Clean if !gaps.is_empty() => line.push_str(&format!("; allowed: {}", gaps.join(", "))),
-        Exit::Clean => {}
-    }
-    line.push_str(&format!(" → {}", dest.display()));
-    line
-}
-
 /// What every host is checked with beyond its engine: the date waivers expire against, the
 /// facts the run requires, the baseline its findings are marked against.
 struct HowChecked<'a> {
@@ -737,231 +445,6 @@ fn unmet(what: Require, view: &HostView) -> Option<String> {
     Some(why)
 }
 
-/// What a run says about the packs' waivers, on stderr: one that expires within the packs'
-/// `waiver_warn_days` of `today` (or has expired), and one that matched no finding on any host
-/// checked with it. Engines may share a pack (the inventory's pack lists extend the same one):
-/// a waiver is one waiver wherever it is written, matched if any engine matched it.
-fn waiver_warnings(engines: &[&Engine], today: Date) -> Vec<String> {
-    // Per waiver, by where it is written: its first engine's view, whether any matched it, and
-    // whether any that hold it checked a host.
-    let mut seen: Vec<(String, &spindle_core::engine::Waiver, u32, bool, bool)> = vec![];
-    for engine in engines {
-        let checked = engine.hosts_checked.load(Ordering::Relaxed) > 0;
-        for (at, w, used) in engine.waiver_states() {
-            match seen.iter_mut().find(|s| s.0 == at) {
-                Some(s) => {
-                    s.3 |= used;
-                    s.4 |= checked;
-                }
-                None => seen.push((at, w, engine.cfg.waiver_warn_days(), used, checked)),
-            }
-        }
-    }
-    let mut out = vec![];
-    for (at, w, warn_days, used, checked) in seen {
-        let what = format!("waiver for {} on `{}`", w.rules.join(", "), w.entity.as_str());
-        if let Some(expires) = w.expires {
-            let days = expires.days_since_epoch() - today.days_since_epoch();
-            let when = match days {
-                0 => "today".to_string(),
-                1 => "tomorrow".to_string(),
-                n => format!("in {n} days"),
-            };
-            if days < 0 {
-                out.push(format!("warning: {at}: {what} expired on {expires}: its findings count again"));
-            } else if days <= i64::from(warn_days) && warn_days > 0 {
-                out.push(format!(
-                    "warning: {at}: {what} expires on {expires}, {when}: renew it or fix what it waives \
-                     (pack setting waiver_warn_days = {warn_days})"
-                ));
-            }
-        }
-        if checked && !used {
-            out.push(format!(
-                "warning: {at}: {what} matched no finding: remove it, or correct its rules or entity"
-            ));
-        }
-    }
-    out
-}
-
-/// `--select`, `--extend-select` and `--ignore` selectors that match no rule, all in one error.
-fn unknown_selectors(unknown: Vec<UnknownSelector>) -> UserError {
-    let mut message = match unknown.len() {
-        1 => "a rule selector on the command line matches no rule:".to_string(),
-        n => format!("{n} rule selectors on the command line match no rule:"),
-    };
-    for u in &unknown {
-        message.push_str(&format!("\n  {} {}", u.flag, u.selector));
-        if let Some(help) = &u.help {
-            message.push_str(&format!(": {help}"));
-        }
-    }
-    UserError {
-        help: Some("selectors are codes (ALN001), code prefixes (ALN, acme/) or rule names; `spindle rules` lists them".into()),
-        ..UserError::plain(message)
-    }
-}
-
-pub(crate) fn report_io(e: std::io::Error) -> UserError {
-    UserError::plain(format!("cannot write the report: {e}"))
-}
-
-/// What `--local` collected: this machine's documents, and the SQL Servers it could not read
-/// (as named, and why).
-struct Local {
-    docs: Vec<Document>,
-    unreachable: Vec<(String, String)>,
-}
-
-/// `--local`: this machine's host facts and, when an instance answers, its SQL facts. An instance
-/// that cannot be reached (refused, login failed, no password) is a collection error of the run,
-/// as a `--server` would be, and is also recorded in the host facts as not collected, with the
-/// reason, so the rules that need it say "not evaluated" rather than pass.
-fn local_documents(args: &CheckOptions) -> Result<Local, UserError> {
-    let mut host = spindle_collectors::host::this_machine().map_err(|e| UserError::plain(e.to_string()))?;
-    let names = if args.servers.is_empty() { vec!["localhost".to_string()] } else { args.servers.clone() };
-    let mut docs = vec![];
-    let mut missing = vec![];
-    let mut prompted = Prompted::default();
-    for name in names {
-        let target = Target::parse(&name).map_err(UserError::plain)?;
-        let options = match args.connect.options(&Default::default(), &mut prompted) {
-            Ok(o) => o,
-            Err(e) => {
-                missing.push((name, e));
-                continue;
-            }
-        };
-        let job = Job { label: name.clone(), target, options };
-        match fleet::collect_one(&job) {
-            Ok(snapshot) => docs.push(live_document(
-                &snapshot,
-                &format!("{}-sql", job.target.file_stem()),
-                args.save_snapshots.as_deref(),
-            )?),
-            Err(e) => missing.push((name, e.0)),
-        }
-    }
-    if let Some(report) = host.collectors.first_mut() {
-        for (name, why) in &missing {
-            report.not_collected.push(spindle_core::facts::NotCollected {
-                fact: "sql_instances".into(),
-                reason: format!("no SQL Server facts: {name}: {why}"),
-            });
-        }
-    }
-    let stem = format!("{}-host", host.host.name);
-    docs.insert(0, live_document(&host, &stem, args.save_snapshots.as_deref())?);
-    Ok(Local { docs, unreachable: missing })
-}
-
-/// A server's own packs, when its inventory entry names them.
-type PackList = Option<Vec<String>>;
-
-/// The servers to collect, from `--server` and `--inventory` (filtered by `--tag`), each with
-/// its own pack list when the inventory gives one.
-pub(crate) fn live_jobs(args: &CheckOptions) -> Result<Vec<(Job, PackList)>, UserError> {
-    let mut out = vec![];
-    let mut prompted = Prompted::default();
-    // With --local, --server names the local instance instead.
-    for s in args.servers.iter().filter(|_| !args.local) {
-        let target = Target::parse(s).map_err(UserError::plain)?;
-        let options = args.connect.options(&Default::default(), &mut prompted).map_err(UserError::plain)?;
-        out.push((Job { label: s.clone(), target, options }, None));
-    }
-    if let Some(path) = &args.inventory {
-        for server in inventory::load(path)? {
-            if !args.tags.is_empty() && !args.tags.iter().any(|t| server.tags.contains(t)) {
-                continue;
-            }
-            let options = args
-                .connect
-                .options(&server.overrides, &mut prompted)
-                .map_err(|e| UserError::plain(format!("{}: server {}: {e}", path.display(), server.label)))?;
-            out.push((Job { label: server.label, target: server.target, options }, server.packs));
-        }
-        if out.is_empty() {
-            return Err(UserError::plain(format!("{}: no server has the tags asked for", path.display())));
-        }
-    }
-    Ok(out)
-}
-
-/// When the server calls its machine something other than the host it was reached at: a note
-/// in the snapshot (the collector's `host.name`) and the warning to print. The name is the
-/// server's own word, and any server can claim any name: merging on it would let a server at
-/// one address put its facts into the files of another host. So a live server merges only with
-/// the files of the host the command line or the inventory names.
-fn claimed_elsewhere(snapshot: &mut Snapshot, job: &Job) -> Option<String> {
-    let claimed = &snapshot.host.name;
-    let reached = &job.target.host;
-    if claimed.to_lowercase() == reached.to_lowercase() {
-        return None;
-    }
-    let reason = format!(
-        "the server reached at {reached} calls its machine {claimed}: its facts are merged only with \
-         snapshot files of {reached}, never with those of {claimed} (name the server as its machine \
-         is named for them to merge)"
-    );
-    // The snapshot keeps the server's words as data; the terminal gets them escaped.
-    let warning = format!(
-        "warning: {}: {}",
-        spindle_core::untrusted::name(&job.label),
-        spindle_core::untrusted::message(&reason)
-    );
-    let note = NotCollected { fact: "host.name".into(), reason };
-    match snapshot.collectors.iter_mut().find(|c| c.name == "sql") {
-        Some(c) => c.not_collected.push(note),
-        None => snapshot.collectors.push(CollectorReport {
-            name: "sql".into(),
-            version: None,
-            not_collected: vec![note],
-        }),
-    }
-    Some(warning)
-}
-
-/// A collected snapshot as a document the view can locate facts in: saved under `dir` when
-/// asked (reports then point into the saved file), else named for the server.
-pub fn live_document(snapshot: &Snapshot, stem: &str, dir: Option<&Path>) -> Result<Document, UserError> {
-    let mut text = serde_json::to_string_pretty(snapshot)
-        .map_err(|e| UserError::plain(format!("cannot serialize the snapshot: {e}")))?;
-    text.push('\n');
-    let name = format!("{stem}.json");
-    let path = match dir {
-        Some(dir) => {
-            let path = dir.join(&name);
-            write_atomically(&path, text.as_bytes())?;
-            path.display().to_string()
-        }
-        None => name,
-    };
-    parse_snapshot(&path, text).map_err(|e| UserError::plain(format!("collected snapshot: {e}")))
-}
-
-/// 2 when the run is incomplete (see [`Summary::incomplete`]: a rule failed, a host could not
-/// be judged, or a server gave no facts and that was not allowed), 1 when a finding at or above
-/// `--fail-on` is not waived, else 0. A check not evaluated for lack of a fact counts as a note;
-/// one not applicable counts as nothing.
-pub(crate) fn exit_code(s: &Summary, fail_on: FailOn) -> Exit {
-    if s.incomplete() {
-        return Exit::Incomplete;
-    }
-    // With a baseline, only new findings and new checks not evaluated count.
-    let (errors, warnings, notes, not_evaluated) = match &s.baseline {
-        Some(b) => (b.new_errors, b.new_warnings, b.new_notes, b.new_not_evaluated),
-        None => (s.errors, s.warnings, s.notes, s.not_evaluated),
-    };
-    let failing = match fail_on {
-        FailOn::Error => errors,
-        FailOn::Warning => errors + warnings,
-        FailOn::Note => errors + warnings + notes + not_evaluated,
-        FailOn::Never => 0,
-    };
-    if failing > 0 { Exit::Findings } else { Exit::Clean }
-}
-
 /// The report as this run writes it, and what fails it.
 fn report_spec(args: &CheckOptions) -> ReportSpec {
     ReportSpec {
@@ -1031,39 +514,13 @@ fn provenance(started_at: String, default: &Engine, others: &[Engine]) -> RunPro
     run
 }
 
-/// Today's date (for waiver expiry) and the run's start time (RFC 3339, UTC, whole seconds).
-/// `SPINDLE_TODAY=YYYY-MM-DD` pins both, the time to midnight UTC, so that reports are
-/// reproducible.
-pub fn clock() -> Result<(Date, String), UserError> {
-    if std::env::var_os("SPINDLE_TODAY").is_some() {
-        let today = today()?;
-        return Ok((today, format!("{today}T00:00:00Z")));
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_err(|_| UserError::plain("the system clock is before 1970"))?
-        .as_secs();
-    Ok((Date::from_days_since_epoch((secs / 86_400) as i64), spindle_core::date::rfc3339_utc(secs)))
-}
-
-/// Today's date, for waiver expiry. `SPINDLE_TODAY=YYYY-MM-DD` pins it (reproducible CI runs).
-pub fn today() -> Result<Date, UserError> {
-    if let Ok(s) = std::env::var("SPINDLE_TODAY") {
-        return Date::parse(&s)
-            .ok_or_else(|| UserError::plain(format!("SPINDLE_TODAY={s}: expected YYYY-MM-DD")));
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_err(|_| UserError::plain("the system clock is before 1970"))?
-        .as_secs();
-    Ok(Date::from_days_since_epoch((secs / 86_400) as i64))
-}
-
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use std::fs;
+    use std::path::{Path, PathBuf};
 
     use spindle_core::declare::Declarations;
+    use spindle_core::load::parse_snapshot;
 
     use super::*;
 
@@ -1174,85 +631,5 @@ mod tests {
             r#"{"schema_version": 1, "host": {"name": "h"}, "disks": [], "partitions": [], "volumes": []}"#,
         );
         assert_eq!(unmet(Require::Host, &storage), None);
-    }
-
-    #[test]
-    fn the_summary_line_says_why_a_run_failed() {
-        let out = Path::new("report.sarif");
-        let s = Summary {
-            hosts: 3,
-            errors: 2,
-            warnings: 5,
-            notes: 1,
-            not_evaluated: 1,
-            collection_errors: 1,
-            ..Default::default()
-        };
-        let causes = Causes { collection_error: Some("sql01: login failed".into()), ..Default::default() };
-        assert_eq!(
-            summary_line(&s, &causes, exit_code(&s, FailOn::Error), FailOn::Error, out),
-            "spindle: 3 hosts, 2 errors, 5 warnings, 1 note, 1 not evaluated; incomplete: 1 collection \
-             error (sql01: login failed) → report.sarif"
-        );
-        let allowed = Summary { unreachable_allowed: true, not_applicable: 4, ..s };
-        assert_eq!(
-            summary_line(&allowed, &causes, exit_code(&allowed, FailOn::Error), FailOn::Error, out),
-            "spindle: 3 hosts, 2 errors, 5 warnings, 1 note, 1 not evaluated, 4 not applicable; failed: \
-             findings at or above --fail-on error; allowed: 1 collection error (sql01: login failed) → \
-             report.sarif"
-        );
-        let bare = Summary { hosts: 1, hosts_not_judged: 1, rule_errors: 2, ..Default::default() };
-        let causes = Causes {
-            not_judged: Some("bare: none of the 25 active rules could be evaluated".into()),
-            rule_error: Some("sql02: acme/*".into()),
-            ..Default::default()
-        };
-        assert_eq!(
-            summary_line(&bare, &causes, exit_code(&bare, FailOn::Never), FailOn::Never, out),
-            "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated; incomplete: 1 host not judged \
-             (bare: none of the 25 active rules could be evaluated), 2 rule errors (sql02: acme/*) → \
-             report.sarif"
-        );
-        let clean = Summary { hosts: 1, waived: 2, ..Default::default() };
-        assert_eq!(
-            summary_line(&clean, &Causes::default(), Exit::Clean, FailOn::Error, out),
-            "spindle: 1 host, 0 errors, 0 warnings, 0 notes, 0 not evaluated, 2 waived → report.sarif"
-        );
-        assert_eq!(first_line(&format!("{}\nsecond", "x".repeat(200))), format!("{}…", "x".repeat(160)));
-    }
-
-    #[test]
-    fn with_a_baseline_only_new_findings_fail_and_an_incomplete_run_stays_incomplete() {
-        use spindle_report::BaselineCounts;
-        let known = Summary {
-            hosts: 1,
-            errors: 4,
-            warnings: 9,
-            baseline: Some(BaselineCounts::default()),
-            ..Default::default()
-        };
-        assert_eq!(exit_code(&known, FailOn::Error), Exit::Clean);
-        assert_eq!(exit_code(&Summary { baseline: None, ..known }, FailOn::Error), Exit::Findings);
-        let new_note = BaselineCounts { new: 1, new_notes: 1, ..Default::default() };
-        let s = Summary { baseline: Some(new_note), ..known };
-        assert_eq!(exit_code(&s, FailOn::Warning), Exit::Clean);
-        assert_eq!(exit_code(&s, FailOn::Note), Exit::Findings);
-        assert_eq!(exit_code(&Summary { rule_errors: 1, ..known }, FailOn::Never), Exit::Incomplete);
-        let line = summary_line(&s, &Causes::default(), Exit::Findings, FailOn::Note, Path::new("r.json"));
-        assert!(
-            line.contains(
-                "; baseline: 1 new, 0 fixed, 0 unchanged; failed: new findings at or above --fail-on note"
-            ),
-            "{line}"
-        );
-    }
-
-    #[test]
-    fn not_applicable_never_fails_a_run_and_not_evaluated_is_a_note() {
-        let s = Summary { hosts: 1, not_applicable: 5, ..Default::default() };
-        assert_eq!(exit_code(&s, FailOn::Note), Exit::Clean);
-        let s = Summary { not_evaluated: 1, ..s };
-        assert_eq!(exit_code(&s, FailOn::Note), Exit::Findings);
-        assert_eq!(exit_code(&s, FailOn::Warning), Exit::Clean);
     }
 }

@@ -81,7 +81,7 @@ pub fn inventory(opts: &InventoryOptions) -> Result<crate::Exit, UserError> {
         connect: opts.connect.clone(),
         ..Default::default()
     };
-    let jobs: Vec<Job> = crate::check::live_jobs(&check)?
+    let jobs: Vec<Job> = crate::sources::live_jobs(&check)?
         .into_iter()
         .map(|(job, _)| job)
         .filter(|job| opts.shard.is_none_or(|s| s.holds(&job.target.host)))
@@ -106,9 +106,11 @@ pub fn inventory(opts: &InventoryOptions) -> Result<crate::Exit, UserError> {
         let saved =
             outcome.map_err(|e| e.0).and_then(|snapshot| match spindle_core::load::oversized(&snapshot) {
                 Some(o) => Err(format!("its facts are refused: {o}")),
-                None => crate::check::live_document(&snapshot, &job.target.file_stem(), Some(&opts.out_dir))
-                    .map(drop)
-                    .map_err(|e| format!("collected, but the snapshot was not saved: {}", e.message)),
+                None => {
+                    crate::sources::live_document(&snapshot, &job.target.file_stem(), Some(&opts.out_dir))
+                        .map(drop)
+                        .map_err(|e| format!("collected, but the snapshot was not saved: {}", e.message))
+                }
             });
         match saved {
             Ok(()) => collected += 1,

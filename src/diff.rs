@@ -22,7 +22,7 @@ use spindle_core::engine::HostReport;
 use spindle_core::pack::Selection;
 use spindle_core::view::HostView;
 
-use crate::check::Engine;
+use crate::engine::Engine;
 use crate::errors::UserError;
 use crate::input::{self, Files, Groups};
 use crate::options::Exit;
@@ -169,7 +169,7 @@ pub struct HostDiff {
 pub fn run(options: &DiffOptions) -> Result<Exit, UserError> {
     let result = diff_and_write(options);
     if result.is_err() {
-        crate::check::remove_stale_report(options.output.as_deref(), &[&options.before, &options.after]);
+        crate::writers::remove_stale_report(options.output.as_deref(), &[&options.before, &options.after]);
     }
     result
 }
@@ -238,9 +238,9 @@ pub fn diff(options: &DiffOptions) -> Result<Diff, UserError> {
     }
     let threads =
         options.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-    let packs = crate::check::packs_to_apply(&options.packs, options.discover_config);
+    let packs = crate::packs::packs_to_apply(&options.packs, options.discover_config);
     let engine = Engine::load_with(&packs, &options.selection, threads + 1)?;
-    let (today, _) = crate::check::clock()?;
+    let (today, _) = crate::engine::clock()?;
     let exclude = input::Exclude::new(&options.exclude);
     crate::output::warn_if_among_inputs(options.output.as_deref(), &[&options.before, &options.after]);
     let before = Side::read(&options.before, threads, &exclude)?;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::check::{Engine, today};
+use crate::engine::{Engine, today};
 use crate::errors::UserError;
 use crate::input;
 use crate::output::write_atomically;

@@ -16,6 +16,7 @@ pub mod check;
 pub mod collect;
 pub mod connect;
 pub mod diff;
+pub mod engine;
 pub mod errors;
 pub mod explain;
 pub mod fleet;
@@ -31,7 +32,9 @@ mod password;
 pub mod plan;
 pub mod shard;
 pub mod signals;
+pub mod sources;
 pub mod split;
+pub mod verdict;
 pub mod writers;
 
 pub use check::run as check;

@@ -9,7 +9,7 @@ use spindle_core::pack::Selection;
 use spindle_report::plan::PlanFormat;
 use spindle_rules::plan::PlanOptions as Layout;
 
-use crate::check::{Engine, today};
+use crate::engine::{Engine, today};
 use crate::errors::UserError;
 use crate::input;
 use crate::options::Exit;
