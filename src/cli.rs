@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use spindle::commands::diff::{DiffFormat, DiffOptions};
+use spindle::commands::explain::RulesFormat as LibRulesFormat;
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
-use spindle::diff::{DiffFormat, DiffOptions};
-use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
     Order, Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
@@ -459,10 +459,10 @@ pub enum PlanSort {
     Gain,
 }
 
-impl From<PlanArgs> for spindle::plan::PlanOptions {
+impl From<PlanArgs> for spindle::commands::plan::PlanOptions {
     fn from(a: PlanArgs) -> Self {
         use spindle_report::plan::PlanFormat as F;
-        spindle::plan::PlanOptions {
+        spindle::commands::plan::PlanOptions {
             inputs: a.inputs,
             exclude: a.exclude.exclude,
             packs: a.config.packs,

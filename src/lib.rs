@@ -12,24 +12,18 @@
 #![allow(clippy::result_large_err)]
 
 pub mod baseline;
-pub mod check;
-pub mod collect;
+pub mod commands;
 pub mod connect;
-pub mod diff;
 pub mod engine;
 pub mod errors;
-pub mod explain;
 pub mod fleet;
-pub mod init;
 pub mod input;
 pub mod inventory;
-pub mod merge;
 pub mod options;
 pub mod ordered;
 pub mod output;
 pub mod packs;
 mod password;
-pub mod plan;
 pub mod shard;
 pub mod signals;
 pub mod sources;
@@ -37,7 +31,7 @@ pub mod split;
 pub mod verdict;
 pub mod writers;
 
-pub use check::run as check;
+pub use commands::check::run as check;
 pub use errors::UserError;
 pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
