@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use spindle::commands::baseline::BaselineOptions;
 use spindle::commands::diff::{DiffFormat, DiffOptions};
 use spindle::commands::explain::RulesFormat as LibRulesFormat;
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
@@ -481,20 +482,15 @@ impl From<PlanArgs> for spindle::commands::plan::PlanOptions {
     }
 }
 
-impl From<BaselineArgs> for CheckOptions {
+impl From<BaselineArgs> for BaselineOptions {
     fn from(a: BaselineArgs) -> Self {
-        CheckOptions {
+        BaselineOptions {
             inputs: a.inputs,
             exclude: a.exclude.exclude,
-            packs: a.config.packs,
-            discover_config: !a.config.no_config,
-            selection: a.config.selection.into(),
-            format: LibFormat::named("baseline").expect("baseline is a format"),
-            output: Some(a.output),
-            fail_on: LibFailOn::Never,
+            output: a.output,
+            rules: a.config.into(),
             require: a.require.into_iter().map(RequireArg::into).collect(),
             jobs: a.jobs.map(usize::from),
-            ..CheckOptions::default()
         }
     }
 }

@@ -6,6 +6,7 @@
 //! `spindle completions` and `spindle schema` print what clap and `spindle-core` generate, and
 //! are answered in `src/main.rs`.
 
+pub mod baseline;
 pub mod check;
 pub mod collect;
 pub mod diff;
@@ -13,3 +14,4 @@ pub mod explain;
 pub mod init;
 pub mod merge;
 pub mod plan;
+pub mod plugin;

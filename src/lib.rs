@@ -49,9 +49,3 @@ pub fn version_line() -> String {
         spindle_plugin_host::WIT_VERSIONS.join(", ")
     )
 }
-
-/// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
-/// a load.
-pub fn inspect_plugin(file: &std::path::Path, json: bool) -> Result<String, UserError> {
-    spindle_plugin_host::inspect::describe(file, json).map_err(|e| UserError::plain(e.to_string()))
-}

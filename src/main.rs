@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             commands::merge::run(&args.shards, args.output.as_deref()).map(spindle::Exit::code)
         }
         Command::Diff(args) => commands::diff::run(&(*args).into()).map(spindle::Exit::code),
-        Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
+        Command::Baseline(args) => commands::baseline::run(&(*args).into()).map(spindle::Exit::code),
         Command::Plan(args) => commands::plan::run(&(*args).into()).map(spindle::Exit::code),
         Command::Rules { format, config } => {
             commands::explain::rules_table(format.into(), &config.into()).and_then(print)
@@ -77,7 +77,7 @@ fn main() -> ExitCode {
             .map(spindle::Exit::code)
         }
         Command::Plugin { command: PluginCommand::Inspect { file, format } } => {
-            spindle::inspect_plugin(&file, format == InspectFormat::Json).and_then(print)
+            commands::plugin::inspect(&file, format == InspectFormat::Json).and_then(print)
         }
         Command::Schema { which } => print(match which {
             SchemaKind::Facts => spindle_core::schema::facts_schema(),
