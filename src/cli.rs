@@ -13,6 +13,7 @@ use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
     Order, Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
 };
+use spindle::sources::Source;
 use spindle_core::pack::Selection;
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
@@ -485,8 +486,7 @@ impl From<PlanArgs> for spindle::commands::plan::PlanOptions {
 impl From<BaselineArgs> for BaselineOptions {
     fn from(a: BaselineArgs) -> Self {
         BaselineOptions {
-            inputs: a.inputs,
-            exclude: a.exclude.exclude,
+            sources: vec![Source::files(a.inputs, a.exclude.exclude)],
             output: a.output,
             rules: a.config.into(),
             require: a.require.into_iter().map(RequireArg::into).collect(),
@@ -681,13 +681,22 @@ impl From<ConnectArgs> for ConnectOptions {
 
 impl From<CheckArgs> for CheckOptions {
     fn from(a: CheckArgs) -> Self {
+        let mut sources = vec![];
+        if !a.inputs.is_empty() {
+            sources.push(Source::files(a.inputs, a.exclude.exclude));
+        }
+        if a.local {
+            // --server names the local instance.
+            let sql = if a.servers.is_empty() { vec!["localhost".to_string()] } else { a.servers };
+            sources.push(Source::ThisMachine { sql });
+        } else {
+            sources.extend(a.servers.into_iter().map(Source::Server));
+        }
+        if let Some(path) = a.inventory {
+            sources.push(Source::Inventory { path, tags: a.tags });
+        }
         CheckOptions {
-            inputs: a.inputs,
-            exclude: a.exclude.exclude,
-            local: a.local,
-            servers: a.servers,
-            inventory: a.inventory,
-            tags: a.tags,
+            sources,
             concurrency: usize::from(a.concurrency),
             save_snapshots: a.save_snapshots,
             allow_unreachable: a.allow_unreachable,

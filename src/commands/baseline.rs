@@ -6,14 +6,13 @@ use std::path::PathBuf;
 
 use crate::errors::UserError;
 use crate::options::{CheckOptions, Exit, FailOn, Format, Require, RuleChoice};
+use crate::sources::Source;
 
 /// What `spindle baseline` was asked for.
 #[derive(Debug, Clone)]
 pub struct BaselineOptions {
-    /// Snapshot files or directories of them, as for `spindle check`.
-    pub inputs: Vec<PathBuf>,
-    /// `--exclude`: globs a directory walk leaves out, as for `spindle check`.
-    pub exclude: Vec<String>,
+    /// Where the facts come from, as for `spindle check` (the command line: snapshot files).
+    pub sources: Vec<Source>,
     /// Where the baseline goes (atomically).
     pub output: PathBuf,
     pub rules: RuleChoice,
@@ -27,8 +26,7 @@ pub struct BaselineOptions {
 /// be fully checked (the baseline is written, without what could not be checked).
 pub fn run(o: &BaselineOptions) -> Result<Exit, UserError> {
     crate::commands::check::run(&CheckOptions {
-        inputs: o.inputs.clone(),
-        exclude: o.exclude.clone(),
+        sources: o.sources.clone(),
         packs: o.rules.packs.clone(),
         discover_config: o.rules.discover_config,
         selection: o.rules.selection.clone(),

@@ -25,12 +25,13 @@ use crate::connect::security_warnings;
 use crate::engine::{Engine, clock, waiver_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
-use crate::input;
 use crate::options::{CheckOptions, Colour, Exit, Require};
 use crate::ordered;
 use crate::output::Output;
 use crate::packs::packs_to_apply;
-use crate::sources::{Local, claimed_elsewhere, live_document, live_jobs, local_documents};
+use crate::sources::{
+    Collected, Snapshots, Source, claimed_elsewhere, collect_here, file_inputs, live_document, servers,
+};
 use crate::split::SplitDir;
 use crate::verdict::{Causes, exit_code, summary_line};
 use crate::writers::{ReportSpec, remove_stale_report, report_io, warn_on_stderr};
@@ -55,11 +56,11 @@ fn removing_stale_report_on_failure<T>(
     match panic::catch_unwind(panic::AssertUnwindSafe(run)) {
         Ok(Ok(done)) => Ok(done),
         Ok(Err(e)) => {
-            remove_stale_report(args.output.as_deref(), &args.inputs);
+            remove_stale_report(args.output.as_deref(), &file_inputs(&args.sources));
             Err(e)
         }
         Err(payload) => {
-            remove_stale_report(args.output.as_deref(), &args.inputs);
+            remove_stale_report(args.output.as_deref(), &file_inputs(&args.sources));
             // A panic is a bug: it stays one (the hook has printed it; exit status 101).
             panic::resume_unwind(payload)
         }
@@ -80,13 +81,13 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         + 1;
     let default_engine =
         Engine::load_with(&packs_to_apply(&args.packs, args.discover_config), &args.selection, calls)?;
-    let live = live_jobs(args)?;
+    let live = servers(&args.sources, &args.connect)?;
     // One engine per distinct pack list of the inventory; the report lists every rule any ran.
     let mut engines: Vec<Engine> = vec![];
     let mut engine_of: Vec<Option<usize>> = vec![];
     let mut by_packs: HashMap<Vec<String>, usize> = HashMap::new();
-    for (_, packs) in &live {
-        engine_of.push(match packs {
+    for server in &live {
+        engine_of.push(match &server.packs {
             None => None,
             Some(p) => Some(match by_packs.get(p) {
                 Some(&i) => i,
@@ -112,13 +113,8 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     // Snapshot files are read, checked and rendered on this many threads.
     let threads =
         args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-    crate::output::warn_if_among_inputs(args.output.as_deref(), &args.inputs);
-    let files = if args.inputs.is_empty() {
-        input::Files::default()
-    } else {
-        input::discover_excluding(&args.inputs, &input::Exclude::new(&args.exclude))?
-    };
-    let mut groups = input::group_by_host(&files, threads)?;
+    crate::output::warn_if_among_inputs(args.output.as_deref(), &file_inputs(&args.sources));
+    let mut snapshots = Snapshots::open(&args.sources, threads)?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
             .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
@@ -129,7 +125,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     let (places, jobs): (Vec<usize>, Vec<Job>) = live
         .into_iter()
         .enumerate()
-        .map(|(i, (job, _))| (i, job))
+        .map(|(i, server)| (i, server.job))
         .filter(|(_, job)| args.shard.is_none_or(|s| s.holds(&job.target.host)))
         .unzip();
     let mut warnings: Vec<&str> = jobs.iter().filter_map(|j| security_warnings(&j.options)).collect();
@@ -138,7 +134,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         eprintln!("{w}");
     }
 
-    let mut local = if args.local { Some(local_documents(args)?) } else { None };
+    let here = collect_here(&args.sources, &args.connect, args.save_snapshots.as_deref())?;
     let require = args.require.as_slice();
     let how = HowChecked { today, require, baseline: baseline.as_ref(), order: args.order };
 
@@ -175,7 +171,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
         writer.provenance(&provenance);
         writer.begin(&infos).map_err(report_io)?;
         let mut summary = Summary::default();
-        if let Some(Local { docs, unreachable }) = local.take() {
+        for Collected { docs, unreachable } in here {
             // First, as for --server: the SQL Server this check could not see.
             for (label, why) in unreachable {
                 writer.collection_error(&label, &why).map_err(report_io)?;
@@ -185,7 +181,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             check_and_write(&default_engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
         }
         // A live server's snapshot merges with the files of the host it was reached at.
-        let mut group_of_host = groups.take_host_index();
+        let mut group_of_host = snapshots.take_host_index();
         // A machine format on stdout is read by a program; split logs leave stdout alone.
         let quiet =
             args.output.is_none() && split_dir.is_none() && args.format.spec().reader != Reader::Terminal;
@@ -222,7 +218,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
                         }
                     };
                     let mut docs = match group_of_host.remove(job.target.host.to_lowercase().as_str()) {
-                        Some(g) => input::load_group(&files, &groups, g as usize)?,
+                        Some(g) => snapshots.load(g as usize)?,
                         None => vec![],
                     };
                     if let Some(warning) = claimed {
@@ -260,12 +256,7 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
             &remaining,
             threads,
             |&g| {
-                let host = check_host_rendered(
-                    &default_engine,
-                    input::load_group(&files, &groups, g as usize)?,
-                    &how,
-                    &*render,
-                );
+                let host = check_host_rendered(&default_engine, snapshots.load(g as usize)?, &how, &*render);
                 Ok::<_, UserError>((g, host?))
             },
             |host| {
@@ -331,9 +322,13 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
 fn check_sarif_options(args: &CheckOptions) -> Result<(), UserError> {
     let sarif = &args.sarif;
     if let Some(shard) = args.shard {
-        if args.local {
+        if let Some(here) = args.sources.iter().find(|s| s.is_here()) {
+            let alone = match here {
+                Source::Image { path, .. } => format!("{} is one host's disk", path.display()),
+                _ => "--local checks this machine alone".to_string(),
+            };
             return Err(UserError::plain(format!(
-                "--shard {shard} splits a fleet of snapshots or servers; --local checks this machine alone"
+                "--shard {shard} splits a fleet of snapshots or servers; {alone}"
             )));
         }
         if sarif.split_by.is_some() {
@@ -547,7 +542,11 @@ mod tests {
     }
 
     fn with_output(out: &Path, inputs: &[PathBuf]) -> CheckOptions {
-        CheckOptions { output: Some(out.to_path_buf()), inputs: inputs.to_vec(), ..Default::default() }
+        CheckOptions {
+            output: Some(out.to_path_buf()),
+            sources: vec![Source::files(inputs.to_vec(), vec![])],
+            ..Default::default()
+        }
     }
 
     #[test]
