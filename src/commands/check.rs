@@ -5,10 +5,11 @@
 //! line or the inventory names it (never as the server names itself).
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::panic;
 
 use spindle_core::date::Date;
+use spindle_core::facts::Snapshot;
 use spindle_core::gain::rank_of;
 use spindle_core::load::oversized;
 use spindle_core::rule::collector_reason;
@@ -18,7 +19,7 @@ use spindle_report::formats::Reader;
 use spindle_report::sarif_split::SplitSarifWriter;
 use spindle_report::shard::ShardRecorder;
 use spindle_report::text::TextOptions;
-use spindle_report::{HostContext, Order, Render, Rendered, ReportWriter, RunProvenance, Summary};
+use spindle_report::{HostContext, Order, Render, Rendered, ReportWriter, RuleInfo, RunProvenance, Summary};
 
 use crate::baseline::Baseline;
 use crate::connect::security_warnings;
@@ -30,7 +31,8 @@ use crate::ordered;
 use crate::output::Output;
 use crate::packs::packs_to_apply;
 use crate::sources::{
-    Collected, Snapshots, Source, claimed_elsewhere, collect_here, file_inputs, live_document, servers,
+    Collected, Server, Snapshots, Source, claimed_elsewhere, collect_here, file_inputs, live_document,
+    servers,
 };
 use crate::split::SplitDir;
 use crate::verdict::{Causes, exit_code, summary_line};
@@ -71,219 +73,31 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     check_sarif_options(args)?;
     // Before anything is written: a bad baseline is bad input.
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    // Hosts are checked on `--jobs` threads, and servers collected `--concurrency` at a time are
-    // checked as they come; plugins are loaded on this thread.
-    let calls = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1)
-        .max(args.concurrency)
-        + 1;
-    let default_engine =
-        Engine::load_with(&packs_to_apply(&args.packs, args.discover_config), &args.selection, calls)?;
-    let live = servers(&args.sources, &args.connect)?;
-    // One engine per distinct pack list of the inventory; the report lists every rule any ran.
-    let mut engines: Vec<Engine> = vec![];
-    let mut engine_of: Vec<Option<usize>> = vec![];
-    let mut by_packs: HashMap<Vec<String>, usize> = HashMap::new();
-    for server in &live {
-        engine_of.push(match &server.packs {
-            None => None,
-            Some(p) => Some(match by_packs.get(p) {
-                Some(&i) => i,
-                None => {
-                    engines.push(Engine::load_with(p, &args.selection, calls)?);
-                    by_packs.insert(p.clone(), engines.len() - 1);
-                    engines.len() - 1
-                }
-            }),
-        });
-    }
-    let mut infos = default_engine.infos();
-    for e in &engines {
-        for info in e.infos() {
-            if !infos.iter().any(|i| i.code == info.code) {
-                infos.push(info);
-            }
-        }
-    }
+    let (engines, live) = Engines::load(args)?;
     let (today, started_at) = clock()?;
-    let provenance = provenance(started_at, &default_engine, &engines);
-
+    let provenance = provenance(started_at, &engines.default, &engines.others);
     // Snapshot files are read, checked and rendered on this many threads.
-    let threads =
-        args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+    let threads = threads(args);
     crate::output::warn_if_among_inputs(args.output.as_deref(), &file_inputs(&args.sources));
-    let mut snapshots = Snapshots::open(&args.sources, threads)?;
+    let snapshots = Snapshots::open(&args.sources, threads)?;
     if let Some(dir) = &args.save_snapshots {
         std::fs::create_dir_all(dir)
             .map_err(|e| UserError::plain(format!("{}: cannot create: {e}", dir.display())))?;
     }
-    // Every server's position in the unsharded run, and the engine it is checked with, go by
-    // its place in the whole inventory; a shard collects only its own.
-    let all_jobs = live.len() as u64;
-    let (places, jobs): (Vec<usize>, Vec<Job>) = live
-        .into_iter()
-        .enumerate()
-        .map(|(i, server)| (i, server.job))
-        .filter(|(_, job)| args.shard.is_none_or(|s| s.holds(&job.target.host)))
-        .unzip();
-    let mut warnings: Vec<&str> = jobs.iter().filter_map(|j| security_warnings(&j.options)).collect();
-    warnings.dedup();
-    for w in warnings {
-        eprintln!("{w}");
-    }
-
+    let fleet = Fleet::of_shard(args, live);
     let here = collect_here(&args.sources, &args.connect, args.save_snapshots.as_deref())?;
-    let require = args.require.as_slice();
-    let how = HowChecked { today, require, baseline: baseline.as_ref(), order: args.order };
+    let how = HowChecked { today, require: &args.require, baseline: baseline.as_ref(), order: args.order };
+    let run = Run { args, engines: &engines, how, threads };
 
-    // `--require sql` asks for SQL Server's facts from every server, so it accepts no
-    // unreachable one.
-    let unreachable_allowed = args.allow_unreachable && !require.contains(&Require::Sql);
     let split_dir = args.sarif.split_by.as_ref().map(|s| s.dir.as_path());
     let mut split = split_dir.map(SplitDir::new).transpose()?;
     let mut out = Output::new(args.output.as_deref())?;
-    let spec = report_spec(args);
     // Where a shard's report writer writes: only its renderer is used.
     let mut nowhere = std::io::sink();
-    let mut causes = Causes::default();
-    let result = (|| -> Result<Summary, UserError> {
-        let w = out.writer();
-        let version = env!("CARGO_PKG_VERSION");
-        let sarif = &args.sarif;
-        let mut writer: Box<dyn ReportWriter + '_> = match (args.shard, split.as_mut()) {
-            (_, Some(dir)) => Box::new(
-                SplitSarifWriter::new(dir, version, sarif.category.as_deref(), unreachable_allowed)
-                    .with_waived(sarif.waived)
-                    .with_limit_warnings(warn_on_stderr()),
-            ),
-            // The report's own writer renders the hosts; the shard file keeps them for a merge.
-            (Some(shard), None) => Box::new(ShardRecorder::new(
-                w,
-                spec.writer(&mut nowhere, warn_on_stderr()),
-                (shard.index, shard.count),
-                version,
-                serde_json::to_value(&spec).map_err(|e| UserError::plain(e.to_string()))?,
-            )),
-            (None, None) => spec.writer(w, warn_on_stderr()),
-        };
-        writer.provenance(&provenance);
-        writer.begin(&infos).map_err(report_io)?;
-        let mut summary = Summary::default();
-        for Collected { docs, unreachable } in here {
-            // First, as for --server: the SQL Server this check could not see.
-            for (label, why) in unreachable {
-                writer.collection_error(&label, &why).map_err(report_io)?;
-                summary.collection_errors += 1;
-                causes.note_collection_error(&label, &why);
-            }
-            check_and_write(&default_engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
-        }
-        // A live server's snapshot merges with the files of the host it was reached at.
-        let mut group_of_host = snapshots.take_host_index();
-        // A machine format on stdout is read by a program; split logs leave stdout alone.
-        let quiet =
-            args.output.is_none() && split_dir.is_none() && args.format.spec().reader != Reader::Terminal;
-        let progress = std::io::stderr().is_terminal() && !quiet;
-        // Printed once the progress bar is gone.
-        let mut renamed: Vec<String> = vec![];
-        fleet::run(&jobs, args.concurrency.max(1), progress, |i, outcome| -> Result<(), UserError> {
-            let job = &jobs[i];
-            let i = places[i];
-            writer.position(i as u64);
-            match outcome {
-                Ok(mut snapshot) => {
-                    // What a snapshot file would be refused for (a name of megabytes) is that
-                    // server's failure, not the run's.
-                    if let Some(o) = oversized(&snapshot) {
-                        let message = format!("its facts are refused: {o}");
-                        writer.collection_error(&job.label, &message).map_err(report_io)?;
-                        summary.collection_errors += 1;
-                        return Ok(());
-                    }
-                    let claimed = claimed_elsewhere(&mut snapshot, job);
-                    let saved =
-                        live_document(&snapshot, &job.target.file_stem(), args.save_snapshots.as_deref());
-                    // A snapshot that cannot be saved (a full disk, a file in the way) is that
-                    // server's error, as a collection that failed: the run goes on for the
-                    // others, marked incomplete.
-                    let live = match saved {
-                        Ok(doc) => doc,
-                        Err(e) => {
-                            let why = format!("collected, but the snapshot was not saved: {}", e.message);
-                            writer.collection_error(&job.label, &why).map_err(report_io)?;
-                            summary.collection_errors += 1;
-                            return Ok(());
-                        }
-                    };
-                    let mut docs = match group_of_host.remove(job.target.host.to_lowercase().as_str()) {
-                        Some(g) => snapshots.load(g as usize)?,
-                        None => vec![],
-                    };
-                    if let Some(warning) = claimed {
-                        // The files of the host named by the user name the merged host, and
-                        // their facts win over the server's where both have one.
-                        docs.push(live);
-                        renamed.push(warning);
-                    } else {
-                        docs.insert(0, live);
-                    }
-                    let engine = engine_of[i].map_or(&default_engine, |e| &engines[e]);
-                    check_and_write(engine, docs, &how, &mut writer, &mut summary, &mut causes)?;
-                }
-                Err(e) => {
-                    writer.collection_error(&job.label, &e.0).map_err(report_io)?;
-                    summary.collection_errors += 1;
-                    causes.note_collection_error(&job.label, &e.0);
-                }
-            }
-            Ok(())
-        })?;
-        for w in renamed {
-            eprintln!("{w}");
-        }
-        let mut remaining: Vec<u32> = group_of_host
-            .into_iter()
-            .filter(|(host, _)| args.shard.is_none_or(|s| s.holds(host)))
-            .map(|(_, g)| g)
-            .collect();
-        remaining.sort_unstable();
-        let render = writer.renderer();
-        // Reading, parsing, checking and rendering a host need nothing of the others: they run
-        // on every core, and the writer appends the hosts in file order.
-        ordered::for_each_in_order(
-            &remaining,
-            threads,
-            |&g| {
-                let host = check_host_rendered(&default_engine, snapshots.load(g as usize)?, &how, &*render);
-                Ok::<_, UserError>((g, host?))
-            },
-            |host| {
-                let (g, (rendered, counts, host_causes)) = host?;
-                writer.position(all_jobs + u64::from(g));
-                writer.append(&rendered).map_err(report_io)?;
-                summary.merge(&counts);
-                causes.merge(host_causes);
-                Ok::<(), UserError>(())
-            },
-        )?;
-        summary.unreachable_allowed = unreachable_allowed;
-        if let Some(b) = &baseline {
-            // A shard answers for its own hosts' findings only: the others' are another
-            // shard's to call fixed or not checked.
-            let mine = |host: &str| args.shard.is_none_or(|s| s.holds(host));
-            let not_checked = b.not_checked(mine);
-            let counts = summary.baseline.get_or_insert_default();
-            counts.fixed = b.fixed(mine);
-            counts.not_checked = not_checked.len();
-            writer.not_checked(not_checked);
-        }
-        writer.finish(&summary).map_err(report_io)?;
-        Ok(summary)
-    })();
-    let summary = match result {
-        Ok(s) => s,
+    let written = open_writer(&run, out.writer(), split.as_mut(), &mut nowhere)
+        .and_then(|writer| run.write_report(writer, &provenance, here, &fleet, snapshots));
+    let (summary, causes) = match written {
+        Ok(done) => done,
         Err(e) => {
             out.abort();
             return Err(e);
@@ -293,29 +107,357 @@ fn run_to_report(args: &CheckOptions) -> Result<Exit, UserError> {
     if let Some(split) = split {
         split.commit()?;
     }
+    Ok(verdict(args, &summary, &causes, &engines, today))
+}
+
+/// Threads for the hosts of snapshot files: `--jobs`, else one per CPU.
+fn threads(args: &CheckOptions) -> usize {
+    args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
+}
+
+/// The engines a run checks with: the packs' own, and one per distinct pack list of the
+/// inventory; the report lists every rule any of them runs.
+struct Engines {
+    default: Engine,
+    others: Vec<Engine>,
+    /// Per live server, by its place in the whole inventory: its engine among `others`, or
+    /// `None` for the default.
+    of_server: Vec<Option<usize>>,
+}
+
+impl Engines {
+    /// The packs' engine, then the servers to collect (returned beside the engines), then their
+    /// inventory's engines: in that order, so a bad pack is reported before a password is
+    /// prompted for.
+    fn load(args: &CheckOptions) -> Result<(Engines, Vec<Server>), UserError> {
+        // Hosts are checked on `--jobs` threads, and servers collected `--concurrency` at a
+        // time are checked as they come; plugins are loaded on this thread.
+        let calls = threads(args).max(args.concurrency) + 1;
+        let packs = packs_to_apply(&args.packs, args.discover_config);
+        let default = Engine::load_with(&packs, &args.selection, calls)?;
+        let live = servers(&args.sources, &args.connect)?;
+        let mut others: Vec<Engine> = vec![];
+        let mut by_packs: HashMap<&[String], usize> = HashMap::new();
+        let mut of_server = Vec::with_capacity(live.len());
+        for packs in live.iter().map(|s| s.packs.as_deref()) {
+            of_server.push(match packs {
+                None => None,
+                Some(p) => Some(match by_packs.get(p) {
+                    Some(&i) => i,
+                    None => {
+                        others.push(Engine::load_with(p, &args.selection, calls)?);
+                        by_packs.insert(p, others.len() - 1);
+                        others.len() - 1
+                    }
+                }),
+            });
+        }
+        Ok((Engines { default, others, of_server }, live))
+    }
+
+    /// The engine the server at `place` in the whole inventory is checked with.
+    fn of(&self, place: usize) -> &Engine {
+        self.of_server[place].map_or(&self.default, |e| &self.others[e])
+    }
+
+    /// Every rule any engine runs, each once, the default engine's first.
+    fn infos(&self) -> Vec<RuleInfo> {
+        let mut infos = self.default.infos();
+        for info in self.others.iter().flat_map(Engine::infos) {
+            if !infos.iter().any(|i| i.code == info.code) {
+                infos.push(info);
+            }
+        }
+        infos
+    }
+
+    fn all(&self) -> Vec<&Engine> {
+        std::iter::once(&self.default).chain(&self.others).collect()
+    }
+}
+
+/// The live servers this run (or shard) collects, each with its place in the whole inventory.
+struct Fleet {
+    jobs: Vec<Job>,
+    /// Per job, its place in the unsharded run: its position in the report and its engine.
+    places: Vec<usize>,
+    /// How many servers the whole inventory has: the snapshot files' hosts come after them.
+    all: u64,
+}
+
+impl Fleet {
+    /// The servers of `live` this shard holds (all of them, unsharded); their connections'
+    /// security warnings are said once each, on stderr.
+    fn of_shard(args: &CheckOptions, live: Vec<Server>) -> Fleet {
+        let all = live.len() as u64;
+        let (places, jobs): (Vec<usize>, Vec<Job>) = live
+            .into_iter()
+            .enumerate()
+            .map(|(i, server)| (i, server.job))
+            .filter(|(_, job)| args.shard.is_none_or(|s| s.holds(&job.target.host)))
+            .unzip();
+        let mut warnings: Vec<&str> = jobs.iter().filter_map(|j| security_warnings(&j.options)).collect();
+        warnings.dedup();
+        for w in warnings {
+            eprintln!("{w}");
+        }
+        Fleet { jobs, places, all }
+    }
+}
+
+/// What every host of a run is checked and written with.
+struct Run<'a> {
+    args: &'a CheckOptions,
+    engines: &'a Engines,
+    how: HowChecked<'a>,
+    threads: usize,
+}
+
+/// The report being written: its writer, and the counts and causes of the hosts so far.
+struct Tally<'w> {
+    writer: Box<dyn ReportWriter + 'w>,
+    summary: Summary,
+    causes: Causes,
+}
+
+impl Tally<'_> {
+    /// A server (or this machine's SQL Server) whose facts the run could not use.
+    fn collection_error(&mut self, label: &str, why: &str) -> Result<(), UserError> {
+        self.writer.collection_error(label, why).map_err(report_io)?;
+        self.summary.collection_errors += 1;
+        Ok(())
+    }
+
+    /// One host: checked with `engine`, written, counted.
+    fn check(&mut self, engine: &Engine, docs: Vec<Document>, how: &HowChecked<'_>) -> Result<(), UserError> {
+        let (rendered, counts, causes) = check_host_rendered(engine, docs, how, &*self.writer.renderer())?;
+        self.append(&rendered, &counts, causes)
+    }
+
+    fn append(&mut self, rendered: &Rendered, counts: &Summary, causes: Causes) -> Result<(), UserError> {
+        self.writer.append(rendered).map_err(report_io)?;
+        self.summary.merge(counts);
+        self.causes.merge(causes);
+        Ok(())
+    }
+}
+
+/// The writer of this run's report: the split SARIF logs, a shard file, or the report itself.
+fn open_writer<'w>(
+    run: &Run<'_>,
+    w: &'w mut dyn Write,
+    split: Option<&'w mut SplitDir>,
+    nowhere: &'w mut std::io::Sink,
+) -> Result<Box<dyn ReportWriter + 'w>, UserError> {
+    let args = run.args;
+    let version = env!("CARGO_PKG_VERSION");
+    let sarif = &args.sarif;
+    let spec = report_spec(args);
+    Ok(match (args.shard, split) {
+        (_, Some(dir)) => Box::new(
+            SplitSarifWriter::new(dir, version, sarif.category.as_deref(), run.unreachable_allowed())
+                .with_waived(sarif.waived)
+                .with_limit_warnings(warn_on_stderr()),
+        ),
+        // The report's own writer renders the hosts; the shard file keeps them for a merge.
+        (Some(shard), None) => Box::new(ShardRecorder::new(
+            w,
+            spec.writer(nowhere, warn_on_stderr()),
+            (shard.index, shard.count),
+            version,
+            serde_json::to_value(&spec).map_err(|e| UserError::plain(e.to_string()))?,
+        )),
+        (None, None) => spec.writer(w, warn_on_stderr()),
+    })
+}
+
+impl Run<'_> {
+    /// `--require sql` asks for SQL Server's facts from every server, so it accepts no
+    /// unreachable one.
+    fn unreachable_allowed(&self) -> bool {
+        self.args.allow_unreachable && !self.args.require.contains(&Require::Sql)
+    }
+
+    /// Whether this run answers for `host`: a shard for its own hosts, an unsharded run for all.
+    fn holds(&self, host: &str) -> bool {
+        self.args.shard.is_none_or(|s| s.holds(host))
+    }
+
+    /// The whole report, in order: this machine and its images, the live servers as they are
+    /// collected, the snapshot files' hosts; then the baseline's findings no host answered.
+    fn write_report(
+        &self,
+        writer: Box<dyn ReportWriter + '_>,
+        provenance: &RunProvenance,
+        here: Vec<Collected>,
+        fleet: &Fleet,
+        mut snapshots: Snapshots,
+    ) -> Result<(Summary, Causes), UserError> {
+        let mut tally = Tally { writer, summary: Summary::default(), causes: Causes::default() };
+        tally.writer.provenance(provenance);
+        tally.writer.begin(&self.engines.infos()).map_err(report_io)?;
+        for Collected { docs, unreachable } in here {
+            // First, as for --server: the SQL Server this check could not see.
+            for (label, why) in unreachable {
+                tally.collection_error(&label, &why)?;
+                tally.causes.note_collection_error(&label, &why);
+            }
+            tally.check(&self.engines.default, docs, &self.how)?;
+        }
+        // A live server's snapshot merges with the files of the host it was reached at.
+        let mut group_of_host = snapshots.take_host_index();
+        self.check_fleet(fleet, &snapshots, &mut group_of_host, &mut tally)?;
+        let mut remaining: Vec<u32> =
+            group_of_host.into_iter().filter(|(host, _)| self.holds(host)).map(|(_, g)| g).collect();
+        remaining.sort_unstable();
+        self.check_files(&remaining, &snapshots, fleet.all, &mut tally)?;
+        let Tally { mut writer, mut summary, causes } = tally;
+        summary.unreachable_allowed = self.unreachable_allowed();
+        if let Some(b) = self.how.baseline {
+            // A shard answers for its own hosts' findings only: the others' are another
+            // shard's to call fixed or not checked.
+            let not_checked = b.not_checked(|host| self.holds(host));
+            let counts = summary.baseline.get_or_insert_default();
+            counts.fixed = b.fixed(|host| self.holds(host));
+            counts.not_checked = not_checked.len();
+            writer.not_checked(not_checked);
+        }
+        writer.finish(&summary).map_err(report_io)?;
+        Ok((summary, causes))
+    }
+
+    /// The live servers, collected `--concurrency` at a time and checked as they come, each
+    /// with the snapshot files of its host (taken out of `group_of_host`).
+    fn check_fleet(
+        &self,
+        fleet: &Fleet,
+        snapshots: &Snapshots,
+        group_of_host: &mut HashMap<Box<str>, u32>,
+        tally: &mut Tally<'_>,
+    ) -> Result<(), UserError> {
+        let args = self.args;
+        // A machine format on stdout is read by a program; split logs leave stdout alone.
+        let quiet = args.output.is_none()
+            && args.sarif.split_by.is_none()
+            && args.format.spec().reader != Reader::Terminal;
+        let progress = std::io::stderr().is_terminal() && !quiet;
+        // Printed once the progress bar is gone.
+        let mut renamed: Vec<String> = vec![];
+        fleet::run(&fleet.jobs, args.concurrency.max(1), progress, |i, outcome| -> Result<(), UserError> {
+            let job = &fleet.jobs[i];
+            let place = fleet.places[i];
+            tally.writer.position(place as u64);
+            let snapshot = match outcome {
+                Ok(snapshot) => snapshot,
+                Err(e) => {
+                    tally.collection_error(&job.label, &e.0)?;
+                    tally.causes.note_collection_error(&job.label, &e.0);
+                    return Ok(());
+                }
+            };
+            let docs = match self.live_docs(snapshot, job, snapshots, group_of_host, &mut renamed)? {
+                Ok(docs) => docs,
+                Err(why) => return tally.collection_error(&job.label, &why),
+            };
+            tally.check(self.engines.of(place), docs, &self.how)
+        })?;
+        for w in renamed {
+            eprintln!("{w}");
+        }
+        Ok(())
+    }
+
+    /// A live server's documents: its snapshot (saved when asked) and its host's snapshot
+    /// files. `Ok(Err(why))` is that server's failure, not the run's: facts a snapshot file
+    /// would be refused for (a name of megabytes), a snapshot that cannot be saved (a full
+    /// disk, a file in the way); the run goes on for the others, marked incomplete.
+    fn live_docs(
+        &self,
+        mut snapshot: Snapshot,
+        job: &Job,
+        snapshots: &Snapshots,
+        group_of_host: &mut HashMap<Box<str>, u32>,
+        renamed: &mut Vec<String>,
+    ) -> Result<Result<Vec<Document>, String>, UserError> {
+        if let Some(o) = oversized(&snapshot) {
+            return Ok(Err(format!("its facts are refused: {o}")));
+        }
+        let claimed = claimed_elsewhere(&mut snapshot, job);
+        let live =
+            match live_document(&snapshot, &job.target.file_stem(), self.args.save_snapshots.as_deref()) {
+                Ok(doc) => doc,
+                Err(e) => {
+                    return Ok(Err(format!("collected, but the snapshot was not saved: {}", e.message)));
+                }
+            };
+        let mut docs = match group_of_host.remove(job.target.host.to_lowercase().as_str()) {
+            Some(g) => snapshots.load(g as usize)?,
+            None => vec![],
+        };
+        if let Some(warning) = claimed {
+            // The files of the host named by the user name the merged host, and their facts
+            // win over the server's where both have one.
+            docs.push(live);
+            renamed.push(warning);
+        } else {
+            docs.insert(0, live);
+        }
+        Ok(Ok(docs))
+    }
+
+    /// The snapshot files' hosts (`groups`, in file order), after the `fleet_size` servers.
+    /// Reading, parsing, checking and rendering a host need nothing of the others: they run on
+    /// every core, and the writer appends the hosts in file order.
+    fn check_files(
+        &self,
+        groups: &[u32],
+        snapshots: &Snapshots,
+        fleet_size: u64,
+        tally: &mut Tally<'_>,
+    ) -> Result<(), UserError> {
+        let render = tally.writer.renderer();
+        let engine = &self.engines.default;
+        ordered::for_each_in_order(
+            groups,
+            self.threads,
+            |&g| {
+                let host = check_host_rendered(engine, snapshots.load(g as usize)?, &self.how, &*render);
+                Ok::<_, UserError>((g, host?))
+            },
+            |host| {
+                let (g, (rendered, counts, causes)) = host?;
+                tally.writer.position(fleet_size + u64::from(g));
+                tally.append(&rendered, &counts, causes)
+            },
+        )
+    }
+}
+
+/// What the run says on stderr once its report is written, and its exit status. A shard's
+/// verdict is the merge's: its exit status says the shard file is whole.
+fn verdict(args: &CheckOptions, summary: &Summary, causes: &Causes, engines: &Engines, today: Date) -> Exit {
     for w in &causes.stale {
         eprintln!("{}", spindle_core::untrusted::message(w));
     }
-    let all: Vec<&Engine> = std::iter::once(&default_engine).chain(&engines).collect();
-    for w in waiver_warnings(&all, today) {
+    for w in waiver_warnings(&engines.all(), today) {
         eprintln!("{}", spindle_core::untrusted::message(&w));
     }
     if let Some(shard) = args.shard {
-        // A shard's verdict is the merge's: its exit status says the shard file is whole.
         let dest = args.output.as_deref().map_or("stdout".into(), |d| d.display().to_string());
         eprintln!(
             "spindle: shard {shard}: {} written to {dest}; `spindle merge` of all {} shards gives the run's report and verdict",
             spindle_core::units::plural(summary.hosts + summary.collection_errors, "host"),
             shard.count
         );
-        return Ok(Exit::Clean);
+        return Exit::Clean;
     }
-    let exit = exit_code(&summary, args.fail_on);
+    let exit = exit_code(summary, args.fail_on);
+    let split_dir = args.sarif.split_by.as_ref().map(|s| s.dir.as_path());
     // A pipeline's log shows why the run failed without anyone opening the report.
     if let Some(dest) = args.output.as_deref().filter(|d| d.as_os_str() != "-").or(split_dir) {
-        eprintln!("{}", summary_line(&summary, &causes, exit, args.fail_on, dest));
+        eprintln!("{}", summary_line(summary, causes, exit, args.fail_on, dest));
     }
-    Ok(exit)
+    exit
 }
 
 /// What `--sarif-category` and `--split-by` need: SARIF, a category that is one, a split by host.
@@ -363,22 +505,6 @@ struct HowChecked<'a> {
     require: &'a [Require],
     baseline: Option<&'a Baseline>,
     order: Order,
-}
-
-/// One host: its documents merged into a view, checked, written, counted.
-fn check_and_write(
-    engine: &Engine,
-    docs: Vec<Document>,
-    how: &HowChecked<'_>,
-    writer: &mut dyn ReportWriter,
-    summary: &mut Summary,
-    causes: &mut Causes,
-) -> Result<(), UserError> {
-    let (rendered, counts, host_causes) = check_host_rendered(engine, docs, how, &*writer.renderer())?;
-    writer.append(&rendered).map_err(report_io)?;
-    summary.merge(&counts);
-    causes.merge(host_causes);
-    Ok(())
 }
 
 /// One host: its documents merged into a view, checked against the rules and what the run
