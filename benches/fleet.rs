@@ -195,7 +195,7 @@ fn timed<T>(acc: &mut Duration, f: impl FnOnce() -> T) -> T {
 }
 
 /// `spindle check DIR --format json --jobs 1` through the library's own steps (the ones
-/// `spindle::check::run` calls for snapshot files), each timed: where the time above the floor
+/// `spindle::commands::check::run` calls for snapshot files), each timed: where the time above the floor
 /// goes. Nothing here re-implements the pipeline; the only extra work is the two separate
 /// passes (per-rule times, locating facts), which are kept out of the totals.
 fn phases(dir: &Path, out: &Path) -> Result<Phases, String> {
