@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use spindle::check::Engine;
+use spindle::engine::Engine;
 use spindle::input;
 use spindle_core::date::Date;
 use spindle_core::engine::check_host;
@@ -194,7 +194,7 @@ fn timed<T>(acc: &mut Duration, f: impl FnOnce() -> T) -> T {
 }
 
 /// `spindle check DIR --format json --jobs 1` through the library's own steps (the ones
-/// `spindle::check::run` calls for snapshot files), each timed: where the time above the floor
+/// `spindle::commands::check::run` calls for snapshot files), each timed: where the time above the floor
 /// goes. Nothing here re-implements the pipeline; the only extra work is the two separate
 /// passes (per-rule times, locating facts), which are kept out of the totals.
 fn phases(dir: &Path, out: &Path) -> Result<Phases, String> {

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use spindle::commands::baseline::BaselineOptions;
+use spindle::commands::diff::{DiffFormat, DiffOptions};
+use spindle::commands::explain::RulesFormat as LibRulesFormat;
 use spindle::connect::{ConnectOptions, DEFAULT_PASSWORD_ENV, Encrypt, parse_duration};
-use spindle::diff::{DiffFormat, DiffOptions};
-use spindle::explain::RulesFormat as LibRulesFormat;
 use spindle::options::{
     CheckOptions, Colour as LibColour, DEFAULT_CONCURRENCY, Detail, FailOn as LibFailOn, Format as LibFormat,
     Order, Require as LibRequire, SarifOptions, SplitBy, TextStyle, Waived,
 };
+use spindle::sources::Source;
 use spindle_core::pack::Selection;
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
@@ -459,10 +461,10 @@ pub enum PlanSort {
     Gain,
 }
 
-impl From<PlanArgs> for spindle::plan::PlanOptions {
+impl From<PlanArgs> for spindle::commands::plan::PlanOptions {
     fn from(a: PlanArgs) -> Self {
         use spindle_report::plan::PlanFormat as F;
-        spindle::plan::PlanOptions {
+        spindle::commands::plan::PlanOptions {
             inputs: a.inputs,
             exclude: a.exclude.exclude,
             packs: a.config.packs,
@@ -481,20 +483,14 @@ impl From<PlanArgs> for spindle::plan::PlanOptions {
     }
 }
 
-impl From<BaselineArgs> for CheckOptions {
+impl From<BaselineArgs> for BaselineOptions {
     fn from(a: BaselineArgs) -> Self {
-        CheckOptions {
-            inputs: a.inputs,
-            exclude: a.exclude.exclude,
-            packs: a.config.packs,
-            discover_config: !a.config.no_config,
-            selection: a.config.selection.into(),
-            format: LibFormat::named("baseline").expect("baseline is a format"),
-            output: Some(a.output),
-            fail_on: LibFailOn::Never,
+        BaselineOptions {
+            sources: vec![Source::files(a.inputs, a.exclude.exclude)],
+            output: a.output,
+            rules: a.config.into(),
             require: a.require.into_iter().map(RequireArg::into).collect(),
             jobs: a.jobs.map(usize::from),
-            ..CheckOptions::default()
         }
     }
 }
@@ -685,13 +681,22 @@ impl From<ConnectArgs> for ConnectOptions {
 
 impl From<CheckArgs> for CheckOptions {
     fn from(a: CheckArgs) -> Self {
+        let mut sources = vec![];
+        if !a.inputs.is_empty() {
+            sources.push(Source::files(a.inputs, a.exclude.exclude));
+        }
+        if a.local {
+            // --server names the local instance.
+            let sql = if a.servers.is_empty() { vec!["localhost".to_string()] } else { a.servers };
+            sources.push(Source::ThisMachine { sql });
+        } else {
+            sources.extend(a.servers.into_iter().map(Source::Server));
+        }
+        if let Some(path) = a.inventory {
+            sources.push(Source::Inventory { path, tags: a.tags });
+        }
         CheckOptions {
-            inputs: a.inputs,
-            exclude: a.exclude.exclude,
-            local: a.local,
-            servers: a.servers,
-            inventory: a.inventory,
-            tags: a.tags,
+            sources,
             concurrency: usize::from(a.concurrency),
             save_snapshots: a.save_snapshots,
             allow_unreachable: a.allow_unreachable,

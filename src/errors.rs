@@ -113,7 +113,7 @@ mod tests {
     }
 
     fn pack_errors(packs: &[&str], text: &'static str) -> PackErrors {
-        resolve(&crate::explain::catalogue(), packs, &Acme(text)).unwrap_err()
+        resolve(&crate::commands::explain::catalogue(), packs, &Acme(text)).unwrap_err()
     }
 
     /// What the terminal shows, without colour.

@@ -177,38 +177,58 @@ impl Exclude {
 /// refused if it is not a snapshot. `-` is standard input; it and any other input that is not
 /// a regular file (a pipe, a device) is read here, once.
 pub fn discover_excluding(inputs: &[PathBuf], exclude: &Exclude) -> Result<Files, UserError> {
+    discover_all(&[(inputs, exclude.clone())])
+}
+
+/// [`discover_excluding`] over several sets of inputs, each with its own `--exclude`, into one
+/// list in order; standard input is read once among them all.
+pub fn discover_all(sets: &[(&[PathBuf], Exclude)]) -> Result<Files, UserError> {
     let mut out = Files::default();
     let mut stdin_read = false;
-    for input in inputs {
-        if input.as_os_str() == "-" {
-            if std::mem::replace(&mut stdin_read, true) {
-                return Err(UserError::plain("-: standard input can be read only once"));
-            }
-            let text = read_bounded(io::stdin().lock(), STDIN_NAME)?;
-            out.push_path(Path::new(STDIN_NAME))?;
-            out.hold(text);
-            continue;
-        }
-        let meta = fs::metadata(input)
-            .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", input.display())))?;
-        if meta.is_dir() {
-            let before = out.len();
-            walk(input, input, exclude, &mut out)?;
-            if out.len() == before {
-                return Err(UserError::plain(format!(
-                    "{}: no snapshot (.json) files in this directory",
-                    input.display()
-                )));
-            }
-        } else if meta.is_file() {
-            out.push_path(input)?;
-        } else {
-            let text = read_stream(input)?;
-            out.push_path(input)?;
-            out.hold(text);
+    for (inputs, exclude) in sets {
+        for input in *inputs {
+            add_input(input, exclude, &mut stdin_read, &mut out)?;
         }
     }
     Ok(out)
+}
+
+/// One input of the command line onto `out`: standard input, a directory walked, a file, or a
+/// pipe or device read now.
+fn add_input(
+    input: &Path,
+    exclude: &Exclude,
+    stdin_read: &mut bool,
+    out: &mut Files,
+) -> Result<(), UserError> {
+    if input.as_os_str() == "-" {
+        if std::mem::replace(stdin_read, true) {
+            return Err(UserError::plain("-: standard input can be read only once"));
+        }
+        let text = read_bounded(io::stdin().lock(), STDIN_NAME)?;
+        out.push_path(Path::new(STDIN_NAME))?;
+        out.hold(text);
+        return Ok(());
+    }
+    let meta = fs::metadata(input)
+        .map_err(|e| UserError::plain(format!("{}: cannot read: {e}", input.display())))?;
+    if meta.is_dir() {
+        let before = out.len();
+        walk(input, input, exclude, out)?;
+        if out.len() == before {
+            return Err(UserError::plain(format!(
+                "{}: no snapshot (.json) files in this directory",
+                input.display()
+            )));
+        }
+    } else if meta.is_file() {
+        out.push_path(input)?;
+    } else {
+        let text = read_stream(input)?;
+        out.push_path(input)?;
+        out.hold(text);
+    }
+    Ok(())
 }
 
 /// How standard input is named in reports and errors.

@@ -15,29 +15,26 @@
 #![deny(unsafe_code)]
 
 pub mod baseline;
-pub mod check;
-pub mod collect;
+pub mod commands;
 pub mod connect;
-pub mod diff;
+pub mod engine;
 pub mod errors;
-pub mod explain;
 pub mod fleet;
-pub mod init;
 pub mod input;
 pub mod inventory;
-pub mod merge;
 pub mod options;
 pub mod ordered;
 pub mod output;
 pub mod packs;
 mod password;
-pub mod plan;
 pub mod shard;
 pub mod signals;
+pub mod sources;
 pub mod split;
+pub mod verdict;
 pub mod writers;
 
-pub use check::run as check;
+pub use commands::check::run as check;
 pub use errors::UserError;
 pub use options::{CheckOptions, Exit, FailOn, Format, Require};
 
@@ -54,10 +51,4 @@ pub fn version_line() -> String {
         spindle_plugin_host::WIT_PACKAGE,
         spindle_plugin_host::WIT_VERSIONS.join(", ")
     )
-}
-
-/// `spindle plugin inspect`: what a plugin declares, as text or JSON, after the same checks as
-/// a load.
-pub fn inspect_plugin(file: &std::path::Path, json: bool) -> Result<String, UserError> {
-    spindle_plugin_host::inspect::describe(file, json).map_err(|e| UserError::plain(e.to_string()))
 }

@@ -7,7 +7,7 @@ mod cli;
 
 use std::process::ExitCode;
 
-use spindle::UserError;
+use spindle::{UserError, commands};
 use spindle_report::shown::Shown;
 use spindle_report::snippet::Snippet;
 
@@ -35,17 +35,19 @@ fn main() -> ExitCode {
     let result: Result<u8, UserError> = match cli.command {
         Command::Check(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
         Command::Merge(args) => {
-            spindle::merge::run(&args.shards, args.output.as_deref()).map(spindle::Exit::code)
+            commands::merge::run(&args.shards, args.output.as_deref()).map(spindle::Exit::code)
         }
-        Command::Diff(args) => spindle::diff::run(&(*args).into()).map(spindle::Exit::code),
-        Command::Baseline(args) => spindle::check(&(*args).into()).map(spindle::Exit::code),
-        Command::Plan(args) => spindle::plan::run(&(*args).into()).map(spindle::Exit::code),
+        Command::Diff(args) => commands::diff::run(&(*args).into()).map(spindle::Exit::code),
+        Command::Baseline(args) => commands::baseline::run(&(*args).into()).map(spindle::Exit::code),
+        Command::Plan(args) => commands::plan::run(&(*args).into()).map(spindle::Exit::code),
         Command::Rules { format, config } => {
-            spindle::explain::rules_table(format.into(), &config.into()).and_then(print)
+            commands::explain::rules_table(format.into(), &config.into()).and_then(print)
         }
-        Command::Explain { rule, config } => spindle::explain::explain(&rule, &config.into()).and_then(print),
+        Command::Explain { rule, config } => {
+            commands::explain::explain(&rule, &config.into()).and_then(print)
+        }
         Command::Init { snapshots, output, force } => {
-            spindle::init::init(&snapshots, &output, force).map(|written| {
+            commands::init::init(&snapshots, &output, force).map(|written| {
                 eprintln!("{written}");
                 0
             })
@@ -58,14 +60,14 @@ fn main() -> ExitCode {
             print(String::from_utf8_lossy(&script).into_owned())
         }
         Command::Collect { command: CollectCommand::Sql { server, connect, output } } => {
-            spindle::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
+            commands::collect::sql(&server, &connect.into(), output.as_deref()).map(|()| 0)
         }
         Command::Collect { command: CollectCommand::Host { image, device, host_name, output } } => {
-            spindle::collect::host(image.or(device).as_deref(), host_name.as_deref(), output.as_deref())
+            commands::collect::host(image.or(device).as_deref(), host_name.as_deref(), output.as_deref())
                 .map(|()| 0)
         }
         Command::Collect { command: CollectCommand::Inventory(a) } => {
-            spindle::collect::inventory(&spindle::collect::InventoryOptions {
+            commands::collect::inventory(&commands::collect::InventoryOptions {
                 inventory: a.inventory,
                 out_dir: a.out_dir,
                 tags: a.tags,
@@ -77,7 +79,7 @@ fn main() -> ExitCode {
             .map(spindle::Exit::code)
         }
         Command::Plugin { command: PluginCommand::Inspect { file, format } } => {
-            spindle::inspect_plugin(&file, format == InspectFormat::Json).and_then(print)
+            commands::plugin::inspect(&file, format == InspectFormat::Json).and_then(print)
         }
         Command::Schema { which } => print(match which {
             SchemaKind::Facts => spindle_core::schema::facts_schema(),

@@ -8,6 +8,7 @@ use spindle_core::pack::Selection;
 pub use spindle_report::Order;
 
 use crate::connect::ConnectOptions;
+use crate::sources::Source;
 
 /// How many servers are collected at once by default.
 pub const DEFAULT_CONCURRENCY: usize = 16;
@@ -15,19 +16,9 @@ pub const DEFAULT_CONCURRENCY: usize = 16;
 /// `spindle check`: where the facts come from, which packs judge them, where the report goes.
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
-    /// Snapshot files or directories of them; files of one host merge into one view.
-    pub inputs: Vec<PathBuf>,
-    /// `--exclude`: globs of files and folders a directory walk leaves out (see
-    /// [`crate::input::Exclude`]).
-    pub exclude: Vec<String>,
-    /// Check this machine: its host facts, merged with the local SQL Server's.
-    pub local: bool,
-    /// SQL Servers to collect from and check (with `local`: the local instance's name).
-    pub servers: Vec<String>,
-    /// An inventory of servers (TOML `[[server]]` entries).
-    pub inventory: Option<PathBuf>,
-    /// Only the inventory's servers with one of these tags.
-    pub tags: Vec<String>,
+    /// Where the facts come from: snapshot files, live servers, an inventory, this machine. A
+    /// live server's snapshot merges with the files of the host it was reached at.
+    pub sources: Vec<Source>,
     /// Servers collected at once.
     pub concurrency: usize,
     /// Keep each collected snapshot in this directory; reports then point into the files.
@@ -125,12 +116,7 @@ pub use spindle_report::text::Detail;
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
-            inputs: vec![],
-            exclude: vec![],
-            local: false,
-            servers: vec![],
-            inventory: None,
-            tags: vec![],
+            sources: vec![],
             concurrency: DEFAULT_CONCURRENCY,
             save_snapshots: None,
             allow_unreachable: false,

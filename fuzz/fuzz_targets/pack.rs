@@ -1,5 +1,5 @@
 //! A pack file's bytes, through what `spindle check --pack` does with them (src/packs.rs,
-//! src/check.rs): read as TOML with every mistake kept, its `extends` followed, its plugins
+//! src/engine.rs): read as TOML with every mistake kept, its `extends` followed, its plugins
 //! declared and the stack resolved over the builtin rules' catalogue; each error shown as the
 //! binary shows it, at its line and column. Whatever the bytes: errors, never a panic; every
 //! span inside its pack's text and on character boundaries; nothing from the pack driving the

@@ -1,5 +1,5 @@
 //! A snapshot file's bytes, through what `spindle check` does with them (src/input.rs,
-//! src/check.rs): the host name from the file's first bytes and then from the whole text
+//! src/commands/check.rs): the host name from the file's first bytes and then from the whole text
 //! (`locate`), the strict parse and, as a plugin's facts, the tolerant one, the merged view, the
 //! builtin rules under the recommended pack, and the text report with its located snippets. A
 //! parse error is shown as the binary shows it, at its line and column. Whatever the bytes:

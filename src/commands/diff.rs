@@ -14,7 +14,7 @@ mod layout;
 mod render;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use spindle_core::date::Date;
@@ -22,11 +22,11 @@ use spindle_core::engine::HostReport;
 use spindle_core::pack::Selection;
 use spindle_core::view::HostView;
 
-use crate::check::Engine;
+use crate::engine::Engine;
 use crate::errors::UserError;
-use crate::input::{self, Files, Groups};
 use crate::options::Exit;
 use crate::output::Output;
+use crate::sources::{Snapshots, Source};
 
 pub use findings::{FindingDiff, FindingEntry};
 pub use io::{FileIo, IoSide, Metric, WindowKind};
@@ -169,7 +169,7 @@ pub struct HostDiff {
 pub fn run(options: &DiffOptions) -> Result<Exit, UserError> {
     let result = diff_and_write(options);
     if result.is_err() {
-        crate::check::remove_stale_report(options.output.as_deref(), &[&options.before, &options.after]);
+        crate::writers::remove_stale_report(options.output.as_deref(), &[&options.before, &options.after]);
     }
     result
 }
@@ -198,8 +198,7 @@ fn diff_and_write(options: &DiffOptions) -> Result<Exit, UserError> {
 
 /// One side's files, grouped by host.
 struct Side {
-    files: Files,
-    groups: Groups,
+    snapshots: Snapshots,
     /// Lower-cased host name and group, in order of first appearance.
     hosts: Vec<(Box<str>, u32)>,
     /// The same, by name: a fleet's hosts are paired without a walk per host.
@@ -207,13 +206,13 @@ struct Side {
 }
 
 impl Side {
-    fn read(path: &std::path::Path, threads: usize, exclude: &input::Exclude) -> Result<Side, UserError> {
-        let files = input::discover_excluding(&[path.to_path_buf()], exclude)?;
-        let mut groups = input::group_by_host(&files, threads)?;
-        let by_host = groups.take_host_index();
+    fn read(path: &Path, threads: usize, exclude: &[String]) -> Result<Side, UserError> {
+        let mut snapshots =
+            Snapshots::open(&[Source::files(vec![path.to_path_buf()], exclude.to_vec())], threads)?;
+        let by_host = snapshots.take_host_index();
         let mut hosts: Vec<(Box<str>, u32)> = by_host.iter().map(|(h, &g)| (h.clone(), g)).collect();
         hosts.sort_unstable_by_key(|&(_, g)| g);
-        Ok(Side { files, groups, hosts, by_host })
+        Ok(Side { snapshots, hosts, by_host })
     }
 
     fn group(&self, host: &str) -> Option<u32> {
@@ -222,7 +221,7 @@ impl Side {
 
     /// The host's view and its check.
     fn check(&self, g: u32, engine: &Engine, today: Date) -> Result<(HostView, HostReport), UserError> {
-        let docs = input::load_group(&self.files, &self.groups, g as usize)?;
+        let docs = self.snapshots.load(g as usize)?;
         let view = engine.view(docs);
         let report = engine.check(&view, today);
         Ok((view, report))
@@ -238,13 +237,12 @@ pub fn diff(options: &DiffOptions) -> Result<Diff, UserError> {
     }
     let threads =
         options.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-    let packs = crate::check::packs_to_apply(&options.packs, options.discover_config);
+    let packs = crate::packs::packs_to_apply(&options.packs, options.discover_config);
     let engine = Engine::load_with(&packs, &options.selection, threads + 1)?;
-    let (today, _) = crate::check::clock()?;
-    let exclude = input::Exclude::new(&options.exclude);
+    let (today, _) = crate::engine::clock()?;
     crate::output::warn_if_among_inputs(options.output.as_deref(), &[&options.before, &options.after]);
-    let before = Side::read(&options.before, threads, &exclude)?;
-    let after = Side::read(&options.after, threads, &exclude)?;
+    let before = Side::read(&options.before, threads, &options.exclude)?;
+    let after = Side::read(&options.after, threads, &options.exclude)?;
 
     // BEFORE's hosts in its order, each with AFTER's of the same name; then AFTER's own.
     let mut pairs: Vec<(Option<u32>, Option<u32>)> =

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 
 use spindle_report::shard::{self, MergeError, ShardReader};
 
-use crate::check::{Causes, exit_code, report_io, summary_line};
 use crate::errors::UserError;
 use crate::options::Exit;
 use crate::output::Output;
-use crate::writers::{ReportSpec, warn_on_stderr};
+use crate::verdict::{Causes, exit_code, summary_line};
+use crate::writers::{ReportSpec, report_io, warn_on_stderr};
 
 /// Merges the shard files `inputs` (files, or directories standing for every file under them)
 /// into `output` (stdout when `None` or `-`).

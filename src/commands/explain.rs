@@ -8,7 +8,7 @@ use spindle_core::params::ParamDefault;
 use spindle_core::rule::{RuleMeta, Stage};
 use spindle_core::untrusted;
 
-use crate::check::Engine;
+use crate::engine::Engine;
 use crate::errors::UserError;
 use crate::options::RuleChoice;
 use crate::packs::{BUILTIN, Loader, packs_to_apply};

@@ -9,11 +9,11 @@ use spindle_core::pack::Selection;
 use spindle_report::plan::PlanFormat;
 use spindle_rules::plan::PlanOptions as Layout;
 
-use crate::check::{Engine, today};
+use crate::engine::{Engine, today};
 use crate::errors::UserError;
-use crate::input;
 use crate::options::Exit;
 use crate::output::write_atomically;
+use crate::sources::{Snapshots, Source};
 
 /// What `spindle plan` was asked for.
 #[derive(Debug, Clone)]
@@ -44,20 +44,19 @@ pub fn run(o: &PlanOptions) -> Result<Exit, UserError> {
     let packs = crate::packs::packs_to_apply(&o.packs, o.discover_config);
     let engine = Engine::load_with(&packs, &o.selection, 2)?;
     crate::output::warn_if_among_inputs(o.output.as_deref(), &o.inputs);
-    let files = input::discover_excluding(&o.inputs, &input::Exclude::new(&o.exclude))?;
-    let groups = input::group_by_host(&files, 1)?;
-    if o.format.is_script() && groups.count() != 1 {
+    let snapshots = Snapshots::open(&[Source::files(o.inputs.clone(), o.exclude.clone())], 1)?;
+    if o.format.is_script() && snapshots.hosts() != 1 {
         return Err(UserError::plain(format!(
             "a script runs on one host, and the inputs describe {}: give one host's snapshots, or use \
              --format text or markdown",
-            groups.count()
+            snapshots.hosts()
         )));
     }
     let today = today()?;
     let mut plans = vec![];
     let mut incomplete = vec![];
-    for g in 0..groups.count() {
-        let view = engine.view(input::load_group(&files, &groups, g)?);
+    for g in 0..snapshots.hosts() {
+        let view = engine.view(snapshots.load(g)?);
         let report = engine.check(&view, today);
         if !report.errors.is_empty() || !report.not_judged.is_empty() {
             incomplete.push(view.host_name().to_string());

@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::check::{Engine, today};
+use crate::engine::{Engine, today};
 use crate::errors::UserError;
-use crate::input;
 use crate::output::write_atomically;
+use crate::sources::{Snapshots, Source};
 
 /// Writes the starter pack to `output` (refusing to replace a file unless `force`) and says
 /// what it wrote. `snapshots` are checked with the recommended pack to find the stripe units
@@ -50,13 +50,12 @@ pub struct ToDeclare {
 /// Checks each host of `snapshots` with the recommended pack and keeps what its rules could
 /// not evaluate for want of a declared stripe unit, once per entity, in host order.
 fn stripe_units_to_declare(snapshots: &[PathBuf]) -> Result<Vec<ToDeclare>, UserError> {
-    let files = input::discover(snapshots)?;
-    let groups = input::group_by_host(&files, 1)?;
+    let hosts = Snapshots::open(&[Source::files(snapshots.to_vec(), vec![])], 1)?;
     let engine = Engine::load(&[])?;
     let today = today()?;
     let mut out: Vec<ToDeclare> = vec![];
-    for g in 0..groups.count() {
-        let view = engine.view(input::load_group(&files, &groups, g)?);
+    for g in 0..hosts.hosts() {
+        let view = engine.view(hosts.load(g)?);
         let report = engine.check(&view, today);
         for n in report.not_evaluated {
             let (Some(entity), Some(reason)) = (n.entity, n.reason) else { continue };

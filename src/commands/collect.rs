@@ -2,35 +2,33 @@
 
 use std::path::Path;
 
-use spindle_collectors::host;
-use spindle_collectors::sql::target::Target;
 use spindle_core::untrusted;
 
 use crate::connect::{ConnectOptions, security_warnings};
 use crate::errors::UserError;
 use crate::fleet::{self, Job};
 use crate::output::write_atomically;
+use crate::sources::{self, Source};
 
 /// `spindle collect sql`: one server's snapshot, saved to `output` (stdout when `None`).
 pub fn sql(server: &str, connect: &ConnectOptions, output: Option<&Path>) -> Result<(), UserError> {
-    let target = Target::parse(server).map_err(UserError::plain)?;
-    let options = connect.options(&Default::default(), &mut Default::default()).map_err(UserError::plain)?;
-    if let Some(w) = security_warnings(&options) {
+    let found = sources::servers(&[Source::Server(server.to_owned())], connect)?;
+    let job = &found.first().expect("a server source is one server").job;
+    if let Some(w) = security_warnings(&job.options) {
         eprintln!("{w}");
     }
-    let job = Job { label: server.to_owned(), target, options };
-    let snapshot = fleet::collect_one(&job).map_err(|e| UserError::plain(format!("{server}: {e}")))?;
+    let snapshot = fleet::collect_one(job).map_err(|e| UserError::plain(format!("{server}: {e}")))?;
     save(&snapshot, output)
 }
 
 /// `spindle collect host`: this machine, or a disk image or raw device (`image`), saved to
 /// `output` (stdout when `None`).
 pub fn host(image: Option<&Path>, host_name: Option<&str>, output: Option<&Path>) -> Result<(), UserError> {
-    let snapshot = match image {
-        None => host::this_machine(),
-        Some(path) => host::image(path, host_name),
-    }
-    .map_err(|e| UserError::plain(e.to_string()))?;
+    let source = match image {
+        None => Source::ThisMachine { sql: vec![] },
+        Some(path) => Source::Image { path: path.to_owned(), host_name: host_name.map(str::to_owned) },
+    };
+    let snapshot = sources::host_snapshot(&source)?;
     let snapshot = match host_name {
         Some(name) => spindle_core::facts::Snapshot {
             host: spindle_core::facts::Host { name: name.to_owned(), ..snapshot.host },
@@ -75,15 +73,10 @@ pub struct InventoryOptions {
 /// `out_dir`, named as `spindle check --save-snapshots` names them. Each server not collected
 /// is said on stderr, with why.
 pub fn inventory(opts: &InventoryOptions) -> Result<crate::Exit, UserError> {
-    let check = crate::CheckOptions {
-        inventory: Some(opts.inventory.clone()),
-        tags: opts.tags.clone(),
-        connect: opts.connect.clone(),
-        ..Default::default()
-    };
-    let jobs: Vec<Job> = crate::check::live_jobs(&check)?
+    let inventory = Source::Inventory { path: opts.inventory.clone(), tags: opts.tags.clone() };
+    let jobs: Vec<Job> = sources::servers(&[inventory], &opts.connect)?
         .into_iter()
-        .map(|(job, _)| job)
+        .map(|server| server.job)
         .filter(|job| opts.shard.is_none_or(|s| s.holds(&job.target.host)))
         .collect();
     let share = opts.shard.map_or(String::new(), |s| format!("shard {s}: "));
@@ -106,7 +99,7 @@ pub fn inventory(opts: &InventoryOptions) -> Result<crate::Exit, UserError> {
         let saved =
             outcome.map_err(|e| e.0).and_then(|snapshot| match spindle_core::load::oversized(&snapshot) {
                 Some(o) => Err(format!("its facts are refused: {o}")),
-                None => crate::check::live_document(&snapshot, &job.target.file_stem(), Some(&opts.out_dir))
+                None => sources::live_document(&snapshot, &job.target.file_stem(), Some(&opts.out_dir))
                     .map(drop)
                     .map_err(|e| format!("collected, but the snapshot was not saved: {}", e.message)),
             });
