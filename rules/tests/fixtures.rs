@@ -81,7 +81,7 @@ fn every_rule_that_states_a_gain_shows_one_in_a_fixture() {
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .any(|file| {
                 let text = fs::read_to_string(&file).unwrap();
-                let report = check_alone(rule, &file.display().to_string(), text);
+                let report = check_alone(rule, &file.display().to_string(), text).unwrap();
                 report.findings.iter().any(|f| f.gain.is_some())
             });
         assert!(any, "{code}'s docs state an expected gain, but none of its fixtures shows one");
@@ -106,7 +106,8 @@ fn check_code(code: &str) {
         let name = file.file_stem().unwrap().to_str().unwrap().to_string();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let text = fs::read_to_string(file).unwrap();
-            let report = check_alone(rule, &file.display().to_string(), text);
+            let report =
+                check_alone(rule, &file.display().to_string(), text).unwrap_or_else(|e| panic!("{e}"));
             assert!(report.errors.is_empty(), "{code} failed: {:?}", report.errors);
             assert_gains_documented(rule, &report);
             insta::with_settings!({

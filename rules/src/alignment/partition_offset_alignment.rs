@@ -17,6 +17,28 @@ declare_rule! {
     /// units. Partitions that hold no volume and belong to no RAID set (the Microsoft Reserved
     /// partition Windows puts at 17,408 B on GPT disks) serve no I/O and are not judged.
     ///
+    /// ## Example
+    /// A partition at sector 63, 32,256 bytes into the disk, as Windows Server 2003 placed it:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows", "os_version": "Windows Server 2003" },
+    ///   "disks": [{ "id": "disk1", "number": 1, "media": "hdd" }],
+    ///   "partitions": [{ "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }],
+    ///   "volumes": [
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS", "allocation_unit_bytes": 4096,
+    ///       "backed_by": { "partitions": ["disk1-p1"] } }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error ALN001 sql01 › disk 1 › partition 1 (E:\) [/partitions/0/offset_bytes]
+    ///   partition starts at 32,256 B (31.5 KiB), at sector 63 as Windows Server 2003 and older placed it, before the first 64 KiB boundary
+    ///   measured: 32,256 B (31.5 KiB); expected: a multiple of 64 KiB
+    /// ```
+    ///
     /// ## Why it matters
     /// Windows Server 2003 and older started the first partition at sector 63, 32,256 bytes
     /// (31.5 KiB) into the disk. That offset is not a multiple of any stripe unit, so one cluster

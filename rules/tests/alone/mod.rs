@@ -12,9 +12,9 @@ use spindle_core::view::HostView;
 /// The day the fixtures and examples are checked on (a waiver's expiry is judged against it).
 pub const TODAY: &str = "2026-01-01";
 
-/// `rule`'s report on the snapshot `text` (named `path` in a parse error, which panics).
-pub fn check_alone(rule: &'static BuiltinRule, path: &str, text: String) -> HostReport {
-    let doc = parse_snapshot(path, text).unwrap_or_else(|e| panic!("{e}"));
+/// `rule`'s report on the snapshot `text`, or why `text` is no snapshot (naming it `path`).
+pub fn check_alone(rule: &'static BuiltinRule, path: &str, text: String) -> Result<HostReport, String> {
+    let doc = parse_snapshot(path, text).map_err(|e| e.to_string())?;
     let view = HostView::build(vec![doc], Declarations::default());
-    check_host(&[ActiveRule::at_defaults(rule)], &view, &[], Date::parse(TODAY).unwrap())
+    Ok(check_host(&[ActiveRule::at_defaults(rule)], &view, &[], Date::parse(TODAY).unwrap()))
 }
