@@ -12,11 +12,7 @@ mod alone;
 use alone::check_alone;
 
 /// Rules whose docs have no `## Example` yet. It only shrinks: a rule on it that has one fails.
-const WITHOUT_EXAMPLE: &[&str] = &[
-    "CAP001", "FMT001", "FMT002", "FMT003", "FMT004", "GRW001", "GRW002", "GRW003", "LAT001", "LAT002",
-    "LAT003", "MED001", "PLC001", "PLC002", "PLC003", "PLC004", "PLC005", "STR001", "STR002", "STR003",
-    "STR004",
-];
+const WITHOUT_EXAMPLE: &[&str] = &[];
 
 /// The example of a rule's docs: the snapshot and the documented output.
 #[derive(Debug, PartialEq)]
