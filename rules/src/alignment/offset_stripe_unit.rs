@@ -29,14 +29,16 @@ declare_rule! {
     ///   "schema_version": 1,
     ///   "host": { "name": "sql10", "os_family": "windows" },
     ///   "disks": [
-    ///     { "id": "vdisk5", "number": 5, "bus": "Storage Spaces", "backed_by": { "virtual_disk": "vd-data" } }
+    ///     { "id": "vdisk5", "number": 5, "backed_by": { "virtual_disk": "vd-data" } }
     ///   ],
     ///   "virtual_disks": [
-    ///     { "id": "vd-data", "name": "SQLData", "pool_id": "pool1", "columns": 4, "interleave_bytes": 262144, "resiliency": "Simple" }
+    ///     { "id": "vd-data", "name": "SQLData", "pool_id": "pool1", "interleave_bytes": 262144 }
     ///   ],
-    ///   "partitions": [{ "id": "vdisk5-p2", "disk_id": "vdisk5", "number": 2, "offset_bytes": 65536 }],
+    ///   "partitions": [
+    ///     { "id": "vdisk5-p2", "disk_id": "vdisk5", "number": 2, "offset_bytes": 65536 }
+    ///   ],
     ///   "volumes": [
-    ///     { "id": "vol-f", "mount_points": ["F:\\"], "filesystem": "NTFS", "allocation_unit_bytes": 65536,
+    ///     { "id": "vol-f", "mount_points": ["F:\\"], "filesystem": "NTFS",
     ///       "backed_by": { "partitions": ["vdisk5-p2"] } }
     ///   ]
     /// }

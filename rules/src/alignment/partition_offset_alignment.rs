@@ -23,11 +23,13 @@ declare_rule! {
     /// ```json
     /// {
     ///   "schema_version": 1,
-    ///   "host": { "name": "sql01", "os_family": "windows", "os_version": "Windows Server 2003" },
-    ///   "disks": [{ "id": "disk1", "number": 1, "media": "hdd" }],
-    ///   "partitions": [{ "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }],
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "disks": [{ "id": "disk1", "number": 1 }],
+    ///   "partitions": [
+    ///     { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+    ///   ],
     ///   "volumes": [
-    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS", "allocation_unit_bytes": 4096,
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
     ///       "backed_by": { "partitions": ["disk1-p1"] } }
     ///   ]
     /// }
@@ -45,8 +47,8 @@ declare_rule! {
     /// or one 64 KiB extent read can straddle two stripe units and cost two physical I/Os. On
     /// identical servers running the same ERP workload, aligning (with 64 KiB clusters) cut the
     /// average read stall from 149.4 ms to 74 ms; in a published SQLIO test of one array before
-    /// and after aligning, random 8 KiB reads gained 21 % and sequential reads 18 %. `diskpart` prints the offset rounded to KiB ("32 KB"), which hides
-    /// the fault: spindle reads bytes.
+    /// and after aligning, random 8 KiB reads gained 21 % and sequential reads 18 %. `diskpart`
+    /// prints the offset rounded to KiB ("32 KB"), which hides the fault: spindle reads bytes.
     ///
     /// ## How to fix
     /// Recreate the partition at an aligned offset (1,024 KiB, the default since Windows Server

@@ -19,13 +19,17 @@ declare_rule! {
     /// ```json
     /// {
     ///   "schema_version": 1,
-    ///   "host": { "name": "sql30", "os_family": "windows", "os_version": "Windows Server 2012 R2" },
+    ///   "host": { "name": "sql30", "os_family": "windows" },
     ///   "disks": [
-    ///     { "id": "disk1", "number": 1, "media": "hdd", "logical_sector_bytes": 512, "physical_sector_bytes": 4096 }
+    ///     { "id": "disk1", "number": 1, "logical_sector_bytes": 512,
+    ///       "physical_sector_bytes": 4096 }
     ///   ],
-    ///   "partitions": [{ "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }],
+    ///   "partitions": [
+    ///     { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+    ///   ],
     ///   "volumes": [
-    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS", "backed_by": { "partitions": ["disk1-p1"] } }
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p1"] } }
     ///   ]
     /// }
     /// ```

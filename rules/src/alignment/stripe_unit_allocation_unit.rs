@@ -31,12 +31,11 @@ declare_rule! {
     ///   "schema_version": 1,
     ///   "host": { "name": "sql21", "os_family": "windows" },
     ///   "raid_sets": [
-    ///     { "id": "array-c", "kind": "hardware", "level": "raid10", "stripe_unit_bytes": 32768,
-    ///       "member_ids": ["h0", "h1", "h2", "h3"] }
+    ///     { "id": "array-c", "kind": "hardware", "level": "raid10", "stripe_unit_bytes": 32768 }
     ///   ],
     ///   "volumes": [
-    ///     { "id": "vol-g", "mount_points": ["G:\\"], "filesystem": "ReFS", "allocation_unit_bytes": 65536,
-    ///       "backed_by": { "raid_set": "array-c" } }
+    ///     { "id": "vol-g", "mount_points": ["G:\\"], "filesystem": "ReFS",
+    ///       "allocation_unit_bytes": 65536, "backed_by": { "raid_set": "array-c" } }
     ///   ]
     /// }
     /// ```
