@@ -4,15 +4,13 @@
 //! fixtures' form (`tests/fixtures/<CODE>/<case>.snap` without its gain lines). `spindle explain`,
 //! SARIF help and the plugin contract carry the docs whole, so the example they show is the one
 //! this test runs: it fails, naming the rule, with a diff and the block to paste, when the output
-//! differs, and for a rule whose docs have no example.
+//! differs; for a rule whose docs have no example, or keep the skeleton `cargo xtask new-rule`
+//! writes (saying what goes there); and for an example on which the rule finds nothing.
 
 use spindle_core::digest::digest;
 
 mod alone;
 use alone::check_alone;
-
-/// Rules whose docs have no `## Example` yet. It only shrinks: a rule on it that has one fails.
-const WITHOUT_EXAMPLE: &[&str] = &[];
 
 /// The example of a rule's docs: the snapshot and the documented output.
 #[derive(Debug, PartialEq)]
@@ -76,33 +74,67 @@ fn diff(want: &str, got: &str) -> String {
     out
 }
 
-/// What is wrong with `rule`'s example, if anything.
-fn check_example(rule: &'static spindle_core::rule::BuiltinRule) -> Option<String> {
-    let code = rule.meta.code;
-    let listed = WITHOUT_EXAMPLE.contains(&code);
-    let Some(section) = rule.meta.doc_section("Example") else {
-        return (!listed).then(|| format!("{code}: the docs have no `## Example`"));
+/// What goes under `## Example`, for a rule without one or with the new-rule skeleton.
+const WHAT_GOES_THERE: &str = "one line on the case; then a ```json block, the smallest snapshot \
+    that breaks the rule (only the entities and facts it reads, with realistic values: a fixture \
+    case is a good start); then a ```text block, what the rule alone reports on that snapshot, \
+    which this test prints when it differs";
+
+/// The block as it would read in the doc comment, to paste.
+fn paste(got: &str) -> String {
+    let lines: String = got.lines().map(|l| format!("    /// {l}\n")).collect();
+    format!("    /// ```text\n{lines}    /// ```")
+}
+
+/// Why the example of `code`, whose section is `section`, fails, if it does; `run` is the rule's
+/// report on a snapshot in digest form (None: no findings), or why the text is no snapshot.
+fn judge(
+    code: &str,
+    section: Option<&str>,
+    run: impl Fn(String) -> Result<Option<String>, String>,
+) -> Option<String> {
+    let Some(section) = section else {
+        return Some(format!(
+            "{code}: the docs have no `## Example`. Add one after What it checks: {WHAT_GOES_THERE}."
+        ));
     };
-    if listed {
-        return Some(format!("{code} has an example: take it off WITHOUT_EXAMPLE"));
+    if section.contains("TODO") {
+        return Some(format!(
+            "{code}: `## Example` is still the new-rule skeleton: replace its TODOs with {WHAT_GOES_THERE}."
+        ));
     }
-    let ex = match example(&section) {
+    let ex = match example(section) {
         Ok(ex) => ex,
         Err(e) => return Some(format!("{code}: `## Example`: {e}")),
     };
-    let got = match check_alone(rule, &format!("{code}'s example"), ex.json) {
-        Ok(report) => digest(&report),
+    let got = match run(ex.json) {
+        Ok(Some(got)) => got,
+        Ok(None) => {
+            return Some(format!(
+                "{code}: the rule finds nothing in the example's snapshot: an example shows a finding, \
+                 so the snapshot breaks the rule"
+            ));
+        }
         Err(e) => return Some(format!("{code}: the example's JSON is no snapshot: {e}")),
     };
     if got == ex.text {
         return None;
     }
-    let paste: String = got.lines().map(|l| format!("    /// {l}\n")).collect();
     Some(format!(
         "{code}: the example's output is not what the rule reports (- documented, + reported):\n{}\
-         The block as it would read in the doc comment:\n    /// ```text\n{paste}    /// ```",
-        diff(&ex.text, &got)
+         The block as it would read in the doc comment:\n{}",
+        diff(&ex.text, &got),
+        paste(&got)
     ))
+}
+
+/// What is wrong with `rule`'s example, if anything.
+fn check_example(rule: &'static spindle_core::rule::BuiltinRule) -> Option<String> {
+    let code = rule.meta.code;
+    judge(code, rule.meta.doc_section("Example").as_deref(), |json| {
+        let report = check_alone(rule, &format!("{code}'s example"), json)?;
+        Ok((!report.findings.is_empty()).then(|| digest(&report)))
+    })
 }
 
 #[test]
@@ -112,11 +144,27 @@ fn every_rule_reports_what_its_example_says() {
 }
 
 #[test]
-fn the_allow_list_names_rules() {
-    let codes: Vec<&str> = spindle_rules::all().iter().map(|r| r.meta.code).collect();
-    for c in WITHOUT_EXAMPLE {
-        assert!(codes.contains(c), "WITHOUT_EXAMPLE names {c}, which no builtin rule has");
+fn a_missing_or_unfilled_example_says_what_goes_there() {
+    let never = |_: String| -> Result<Option<String>, String> { panic!("not run") };
+    let missing = judge("XYZ001", None, never).unwrap();
+    assert!(missing.starts_with("XYZ001: the docs have no `## Example`. Add one"), "{missing}");
+    // The skeleton `cargo xtask new-rule` writes (xtask/tests/new_rule.rs holds it whole).
+    let skeleton = "TODO: one line on the case.\n\n```json\n{\n  \"schema_version\": 1,\n  \"host\": \
+        { \"name\": \"sql01\" }\n}\n```\n\n```text\nTODO: what the rule reports\n```";
+    let unfilled = judge("XYZ001", Some(skeleton), never).unwrap();
+    assert!(unfilled.starts_with("XYZ001: `## Example` is still the new-rule skeleton"), "{unfilled}");
+    for says in [WHAT_GOES_THERE, "```json block, the smallest snapshot", "```text block, what the rule"] {
+        assert!(missing.contains(says) && unfilled.contains(says), "{says:?} in {unfilled}");
     }
+    let filled = "```json\n{}\n```\n```text\nerror X\n```";
+    let nothing = judge("XYZ001", Some(filled), |_| Ok(None)).unwrap();
+    assert!(nothing.contains("the rule finds nothing in the example's snapshot"), "{nothing}");
+    assert_eq!(judge("XYZ001", Some(filled), |_| Ok(Some("error X\n".into()))), None);
+    let wrong = judge("XYZ001", Some(filled), |_| Ok(Some("error Y\n".into()))).unwrap();
+    assert!(
+        wrong.contains("- error X\n+ error Y\n") && wrong.ends_with("    /// error Y\n    /// ```"),
+        "{wrong}"
+    );
 }
 
 #[test]
