@@ -403,9 +403,26 @@ fn files_of_one_host_merge_and_join_by_volume_id() {
 fn explain_and_rules() {
     let o = spindle(&["explain", "ALN001"]);
     let text = String::from_utf8(o.stdout).unwrap();
-    for h in ["## What it checks", "## Why it matters", "## How to fix", "## References", "## Parameters"] {
+    for h in [
+        "## What it checks",
+        "## Example",
+        "## Why it matters",
+        "## How to fix",
+        "## References",
+        "## Parameters",
+    ] {
         assert!(text.contains(h), "{h} in {text}");
     }
+    // The example, whole: the snapshot and what the rule reports on it (rules/tests/examples.rs
+    // runs it).
+    assert!(text.contains("```json\n{\n  \"schema_version\": 1,\n"), "{text}");
+    assert!(text.contains("\"offset_bytes\": 32256"), "{text}");
+    assert!(
+        text.contains(
+            "```text\nerror ALN001 sql01 › disk 1 › partition 1 (E:\\) [/partitions/0/offset_bytes]\n"
+        ),
+        "{text}"
+    );
     // What the declaration says besides the docs: the release and the impact class.
     assert!(text.contains(" Since 0.1.0. Impact: a layout cause, fixed with an outage."), "{text}");
     let o = spindle(&["explain", "ALN01"]);

@@ -9,15 +9,13 @@ use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use spindle_core::date::Date;
-use spindle_core::declare::Declarations;
 use spindle_core::digest::digest;
-use spindle_core::engine::{ActiveRule, HostReport, check_host};
-use spindle_core::load::parse_snapshot;
-use spindle_core::params::Params;
+use spindle_core::engine::HostReport;
 use spindle_core::references::reference_urls;
 use spindle_core::rule::BuiltinRule;
-use spindle_core::view::HostView;
+
+mod alone;
+use alone::check_alone;
 
 // One test per fixture folder, found by `build.rs`, and `FOUND`, the folders' names.
 include!(concat!(env!("OUT_DIR"), "/fixture_tests.rs"));
@@ -76,12 +74,6 @@ fn every_rule_that_states_a_gain_shows_one_in_a_fixture() {
             continue;
         }
         let code = rule.meta.code;
-        let active = [ActiveRule {
-            rule,
-            code: code.to_string(),
-            severity: rule.meta.severity,
-            params: Params::defaults(rule.meta.params),
-        }];
         let dir = root().join(code);
         let any = fs::read_dir(&dir)
             .unwrap()
@@ -89,9 +81,7 @@ fn every_rule_that_states_a_gain_shows_one_in_a_fixture() {
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .any(|file| {
                 let text = fs::read_to_string(&file).unwrap();
-                let doc = parse_snapshot(&file.display().to_string(), text).unwrap();
-                let view = HostView::build(vec![doc], Declarations::default());
-                let report = check_host(&active, &view, &[], Date::parse("2026-01-01").unwrap());
+                let report = check_alone(rule, &file.display().to_string(), text).unwrap();
                 report.findings.iter().any(|f| f.gain.is_some())
             });
         assert!(any, "{code}'s docs state an expected gain, but none of its fixtures shows one");
@@ -102,13 +92,7 @@ fn every_rule_that_states_a_gain_shows_one_in_a_fixture() {
 /// printed each diff as it went).
 fn check_code(code: &str) {
     let rules = spindle_rules::all();
-    let rule = rules.iter().find(|r| r.meta.code == code).unwrap_or_else(|| panic!("no rule {code}"));
-    let active = [ActiveRule {
-        rule: *rule,
-        code: code.to_string(),
-        severity: rule.meta.severity,
-        params: Params::defaults(rule.meta.params),
-    }];
+    let rule = *rules.iter().find(|r| r.meta.code == code).unwrap_or_else(|| panic!("no rule {code}"));
     let dir = root().join(code);
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -122,9 +106,8 @@ fn check_code(code: &str) {
         let name = file.file_stem().unwrap().to_str().unwrap().to_string();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let text = fs::read_to_string(file).unwrap();
-            let doc = parse_snapshot(&file.display().to_string(), text).unwrap_or_else(|e| panic!("{e}"));
-            let view = HostView::build(vec![doc], Declarations::default());
-            let report = check_host(&active, &view, &[], Date::parse("2026-01-01").unwrap());
+            let report =
+                check_alone(rule, &file.display().to_string(), text).unwrap_or_else(|e| panic!("{e}"));
             assert!(report.errors.is_empty(), "{code} failed: {:?}", report.errors);
             assert_gains_documented(rule, &report);
             insta::with_settings!({

@@ -34,6 +34,7 @@ pub fn run(root: &Path, code: &str, name: &str, category: &str) -> Result<ExitCo
     println!(
         "\nNext: fill in the TODOs of {}, add fixture cases to rules/tests/fixtures/{code}/, then\n  \
          INSTA_UPDATE=always cargo test -p spindle-rules --test fixtures   # and read the .snap diff\n  \
+         cargo test -p spindle-rules --test examples                      # what `## Example` reports\n  \
          cargo xtask codegen                                              # the rule table in docs/rules.md",
         file.display()
     );
@@ -155,6 +156,22 @@ declare_rule! {{
     /// ## What it checks
     /// TODO: what passes and what is reported, on which facts, with the thresholds (and whether
     /// a value exactly at the limit passes), and when the rule is "not evaluated".
+    ///
+    /// ## Example
+    /// TODO: one line on the case, then the smallest snapshot that breaks the rule (only the
+    /// entities and facts it reads, with realistic values; a fixture case is a good start) and
+    /// what the rule alone reports on it: `cargo test -p spindle-rules --test examples` prints it.
+    ///
+    /// ```json
+    /// {{
+    ///   "schema_version": 1,
+    ///   "host": {{ "name": "sql01" }}
+    /// }}
+    /// ```
+    ///
+    /// ```text
+    /// TODO: what the rule reports on the snapshot above
+    /// ```
     ///
     /// ## Why it matters
     /// TODO: what goes wrong when the rule is broken, with numbers where there are some.

@@ -19,6 +19,22 @@ declare_rule! {
     /// TODO: what passes and what is reported, on which facts, with the thresholds (and whether
     /// a value exactly at the limit passes), and when the rule is "not evaluated".
     ///
+    /// ## Example
+    /// TODO: one line on the case, then the smallest snapshot that breaks the rule (only the
+    /// entities and facts it reads, with realistic values; a fixture case is a good start) and
+    /// what the rule alone reports on it: `cargo test -p spindle-rules --test examples` prints it.
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01" }
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// TODO: what the rule reports on the snapshot above
+    /// ```
+    ///
     /// ## Why it matters
     /// TODO: what goes wrong when the rule is broken, with numbers where there are some.
     ///
@@ -333,11 +349,12 @@ fn usage_errors_exit_2() {
     assert_eq!(changed(&before, &snapshot(dir.path())), Vec::<String>::new());
 }
 
-/// The scaffold compiles without warnings, and the fixture test fails on its placeholder snapshot
-/// until the real one is recorded. Builds spindle-rules: `cargo test -p xtask -- --ignored`.
+/// The scaffold compiles without warnings, the fixture test fails on its placeholder snapshot
+/// until the real one is recorded, and the examples test on its `## Example` skeleton until it is
+/// filled in, saying what goes there. Builds spindle-rules: `cargo test -p xtask -- --ignored`.
 #[test]
 #[ignore = "builds spindle-rules in a temporary workspace"]
-fn scaffold_compiles_and_its_placeholder_snapshot_fails() {
+fn scaffold_compiles_and_its_placeholders_fail() {
     let dir = copy_repo();
     let root = repo_root();
     let (category, letters) = some_category(dir.path());
@@ -381,4 +398,19 @@ fn scaffold_compiles_and_its_placeholder_snapshot_fails() {
     assert!(!test.status.success(), "the placeholder snapshot must fail the fixture test");
     let out = stdout(&test) + &stderr(&test);
     assert!(out.contains(&format!("{code}/nothing-collected.snap")), "{out}");
+
+    let test = Command::new(&cargo)
+        .args(["test", "-p", "spindle-rules", "--test", "examples", "--offline"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!test.status.success(), "the `## Example` skeleton must fail the examples test");
+    let out = stdout(&test) + &stderr(&test);
+    for says in
+        [format!("{code}: `## Example` is still the new-rule skeleton"), "```json".into(), "```text".into()]
+    {
+        assert!(out.contains(&says), "{says:?} in {out}");
+    }
+    // Said once, of the new rule.
+    assert_eq!(out.matches("is still the new-rule skeleton").count(), 1, "{out}");
 }

@@ -20,6 +20,36 @@ declare_rule! {
     /// reported "not evaluated" with the declaration that would provide one, unless nothing under
     /// it is striped: a RAID 1 mirror, or a drive attached directly on SATA, NVMe or USB.
     ///
+    /// ## Example
+    /// A partition at 64 KiB, which passes ALN001, on a Storage Spaces virtual disk with a 256 KiB
+    /// interleave:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql10", "os_family": "windows" },
+    ///   "disks": [
+    ///     { "id": "vdisk5", "number": 5, "backed_by": { "virtual_disk": "vd-data" } }
+    ///   ],
+    ///   "virtual_disks": [
+    ///     { "id": "vd-data", "name": "SQLData", "pool_id": "pool1", "interleave_bytes": 262144 }
+    ///   ],
+    ///   "partitions": [
+    ///     { "id": "vdisk5-p2", "disk_id": "vdisk5", "number": 2, "offset_bytes": 65536 }
+    ///   ],
+    ///   "volumes": [
+    ///     { "id": "vol-f", "mount_points": ["F:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["vdisk5-p2"] } }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error ALN002 sql10 › disk 5 › partition 2 (F:\) [/partitions/0/offset_bytes]
+    ///   partition starts at 65,536 B (64 KiB), 65,536 B (64 KiB) past a boundary of the 256 KiB interleave of virtual disk SQLData (offset ÷ stripe unit = 0.25); straddling two stripe units: 0 % of 8 KiB I/Os, 0 % of 64 KiB I/Os, 100 % of 256 KiB I/Os
+    ///   measured: 65,536 B (64 KiB); expected: a multiple of 256 KiB (the stripe unit)
+    /// ```
+    ///
     /// ## Why it matters
     /// A partition that does not start on a stripe-unit boundary shifts every cluster and every
     /// extent against the stripes: I/Os that would fit in one stripe unit straddle two and cost

@@ -17,14 +17,38 @@ declare_rule! {
     /// units. Partitions that hold no volume and belong to no RAID set (the Microsoft Reserved
     /// partition Windows puts at 17,408 B on GPT disks) serve no I/O and are not judged.
     ///
+    /// ## Example
+    /// A partition at sector 63, 32,256 bytes into the disk, as Windows Server 2003 placed it:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "disks": [{ "id": "disk1", "number": 1 }],
+    ///   "partitions": [
+    ///     { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+    ///   ],
+    ///   "volumes": [
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p1"] } }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error ALN001 sql01 › disk 1 › partition 1 (E:\) [/partitions/0/offset_bytes]
+    ///   partition starts at 32,256 B (31.5 KiB), at sector 63 as Windows Server 2003 and older placed it, before the first 64 KiB boundary
+    ///   measured: 32,256 B (31.5 KiB); expected: a multiple of 64 KiB
+    /// ```
+    ///
     /// ## Why it matters
     /// Windows Server 2003 and older started the first partition at sector 63, 32,256 bytes
     /// (31.5 KiB) into the disk. That offset is not a multiple of any stripe unit, so one cluster
     /// or one 64 KiB extent read can straddle two stripe units and cost two physical I/Os. On
     /// identical servers running the same ERP workload, aligning (with 64 KiB clusters) cut the
     /// average read stall from 149.4 ms to 74 ms; in a published SQLIO test of one array before
-    /// and after aligning, random 8 KiB reads gained 21 % and sequential reads 18 %. `diskpart` prints the offset rounded to KiB ("32 KB"), which hides
-    /// the fault: spindle reads bytes.
+    /// and after aligning, random 8 KiB reads gained 21 % and sequential reads 18 %. `diskpart`
+    /// prints the offset rounded to KiB ("32 KB"), which hides the fault: spindle reads bytes.
     ///
     /// ## How to fix
     /// Recreate the partition at an aligned offset (1,024 KiB, the default since Windows Server

@@ -13,6 +13,33 @@ declare_rule! {
     /// bytes on older drives). A partition whose disk's physical sector size is unknown, or whose
     /// disk is not in the snapshot, is reported "not evaluated".
     ///
+    /// ## Example
+    /// A partition at sector 63 on a 512e drive (512-byte logical, 4,096-byte physical sectors):
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql30", "os_family": "windows" },
+    ///   "disks": [
+    ///     { "id": "disk1", "number": 1, "logical_sector_bytes": 512,
+    ///       "physical_sector_bytes": 4096 }
+    ///   ],
+    ///   "partitions": [
+    ///     { "id": "disk1-p1", "disk_id": "disk1", "number": 1, "offset_bytes": 32256 }
+    ///   ],
+    ///   "volumes": [
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p1"] } }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error ALN004 sql30 › disk 1 › partition 1 (E:\) [/partitions/0/offset_bytes]
+    ///   partition starts at 32,256 B (31.5 KiB), 3,584 B (3.5 KiB) past a physical sector boundary of its disk (512-byte logical sectors emulated on 4096-byte physical ones: 512e): clusters no longer line up with physical sectors, and a write that begins or ends inside a 4,096 B (4 KiB) physical sector makes the drive read, merge and rewrite that sector
+    ///   measured: 32,256 B (31.5 KiB); expected: a multiple of the disk's 4,096 B (4 KiB) physical sector
+    /// ```
+    ///
     /// ## Why it matters
     /// A 512e drive accepts 512-byte logical sectors but writes 4,096-byte physical sectors. On a
     /// partition that starts between two physical sectors (the sector-63 offset of Windows Server

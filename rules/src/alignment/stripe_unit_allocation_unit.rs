@@ -23,6 +23,29 @@ declare_rule! {
     /// nothing striped under it (a RAID 1 mirror, a drive attached directly on SATA, NVMe or USB)
     /// has no stripe unit to divide and is not judged.
     ///
+    /// ## Example
+    /// A ReFS volume with 64 KiB clusters on a RAID 10 whose stripe unit is 32 KiB:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql21", "os_family": "windows" },
+    ///   "raid_sets": [
+    ///     { "id": "array-c", "kind": "hardware", "level": "raid10", "stripe_unit_bytes": 32768 }
+    ///   ],
+    ///   "volumes": [
+    ///     { "id": "vol-g", "mount_points": ["G:\\"], "filesystem": "ReFS",
+    ///       "allocation_unit_bytes": 65536, "backed_by": { "raid_set": "array-c" } }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error ALN003 sql21 › volume G:\ [/volumes/0/allocation_unit_bytes]
+    ///   The 32 KiB stripe unit of RAID set array-c ÷ the 64 KiB allocation unit = 0.5, not a whole number: every 64 KiB cluster spans 2 stripe units, so each cluster I/O touches as many disks
+    ///   measured: 32 KiB ÷ 64 KiB = 0.5; expected: a whole number
+    /// ```
+    ///
     /// ## Why it matters
     /// This is the second of the two correlations Microsoft's alignment guidance asks to hold
     /// (the first, offset ÷ stripe unit, is ALN002). When the stripe unit is not a whole multiple

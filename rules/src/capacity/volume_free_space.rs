@@ -16,6 +16,35 @@ declare_rule! {
     /// identity, so a folder-mounted volume (`E:\SQLData\`) is judged on its own free space, not
     /// on that of `E:\`. A volume whose size or free space was not collected is not evaluated.
     ///
+    /// ## Example
+    /// A data volume with 80 GiB free of 1 TiB:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql11", "os_family": "windows" },
+    ///   "volumes": [
+    ///     { "id": "vol-d", "mount_points": ["D:\\"], "filesystem": "NTFS",
+    ///       "size_bytes": 1099511627776,
+    ///       "free_bytes": 85899345920 }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "rows", "logical_name": "Sales_Data",
+    ///           "physical_name": "D:\\Data\\Sales.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning CAP001 sql11 › volume D:\ [/volumes/0/free_bytes]
+    ///   volume D:\ has 80 GiB free of 1 TiB (7.8 %), below the 20 % it should keep free; it holds 1 database file: Sales_Data (Sales)
+    ///   measured: 85,899,345,920 B (80 GiB) free of 1,099,511,627,776 B (1 TiB) (7.8 %); expected: at least 20 % free
+    /// ```
+    ///
     /// ## Why it matters
     /// Data and log files grow into the free space of their volume. When it runs out, autogrowth
     /// fails: a full log stops every write to the database (error 9002), a full data file fails

@@ -30,6 +30,32 @@ declare_rule! {
     ///   ...) are the business of `filesystem-type` (FMT003).
     /// - Not evaluated: a volume whose filesystem or allocation unit was not collected.
     ///
+    /// ## Example
+    /// A data volume formatted with NTFS's default 4 KiB clusters:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "volumes": [{ "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
+    ///                 "allocation_unit_bytes": 4096 }],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "rows", "logical_name": "Sales_Data",
+    ///           "physical_name": "E:\\Data\\Sales.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning FMT001 sql01 › volume E:\ [/volumes/0/allocation_unit_bytes]
+    ///   NTFS volume E:\ uses 4 KiB clusters, smaller than the 64 KiB expected for SQL Server data and log volumes (one 64 KiB extent spans 16 clusters); it holds 1 database file: Sales_Data (Sales)
+    ///   measured: 4,096 B (4 KiB); expected: 65,536 B (64 KiB)
+    /// ```
+    ///
     /// ## Why it matters
     /// NTFS defaults to 4 KiB clusters. SQL Server stores 8 KiB pages and reads 64 KiB extents:
     /// on a 4 KiB volume one extent is 16 clusters, on a 64 KiB volume it is one, and the volume

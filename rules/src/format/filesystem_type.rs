@@ -29,6 +29,41 @@ declare_rule! {
     /// XFS or ext4 volume whose OS cannot be told is not evaluated. A volume whose filesystem was
     /// not collected is not evaluated.
     ///
+    /// ## Example
+    /// On Linux, tempdb on btrfs and a log on ext4:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sqllnx2", "os_family": "linux" },
+    ///   "volumes": [
+    ///     { "id": "/dev/sdc1", "mount_points": ["/var/opt/mssql/log"], "filesystem": "ext4" },
+    ///     { "id": "/dev/sdd1", "mount_points": ["/var/opt/mssql/tempdb"], "filesystem": "btrfs" }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "log", "logical_name": "Sales_Log",
+    ///           "physical_name": "/var/opt/mssql/log/Sales_log.ldf" }
+    ///       ] },
+    ///       { "name": "tempdb", "files": [
+    ///         { "type": "rows", "logical_name": "tempdev",
+    ///           "physical_name": "/var/opt/mssql/tempdb/tempdb.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// note FMT003 sqllnx2 › volume /var/opt/mssql/log [/volumes/0/filesystem]
+    ///   volume /var/opt/mssql/log is formatted ext4: supported, but Microsoft recommends XFS for SQL Server data and log files on Linux; it holds 1 database file: Sales_Log (Sales)
+    ///   measured: ext4; expected: XFS
+    /// warning FMT003 sqllnx2 › volume /var/opt/mssql/tempdb [/volumes/1/filesystem]
+    ///   volume /var/opt/mssql/tempdb is formatted btrfs on Linux, where SQL Server files belong on XFS (ext4 supported); it holds 1 database file: tempdev (tempdb)
+    ///   measured: btrfs; expected: XFS (ext4 supported)
+    /// ```
+    ///
     /// ## Why it matters
     /// On Windows, NTFS and ReFS are the filesystems for SQL Server files: FAT32 caps a file at
     /// 4 GiB, and neither FAT32 nor exFAT journals its metadata or supports the sparse files that

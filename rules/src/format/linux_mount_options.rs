@@ -18,6 +18,34 @@ declare_rule! {
     /// writes. A volume whose mount options were not collected is not evaluated; Windows
     /// volumes are out of scope.
     ///
+    /// ## Example
+    /// An XFS data volume mounted with the kernel's default, `relatime`:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sqllnx3", "os_family": "linux" },
+    ///   "volumes": [
+    ///     { "id": "/dev/md0", "mount_points": ["/var/opt/mssql/data"], "filesystem": "xfs",
+    ///       "mount_options": ["rw", "relatime", "attr2", "inode64", "noquota"] }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "rows", "logical_name": "Sales_Data",
+    ///           "physical_name": "/var/opt/mssql/data/Sales.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning FMT004 sqllnx3 › volume /var/opt/mssql/data [/volumes/0/mount_options]
+    ///   xfs volume /var/opt/mssql/data is mounted with relatime, which still writes the access time on the first read after each write to the file, and on a read a day after the last update; noatime expected; it holds 1 database file: Sales_Data (Sales)
+    ///   measured: rw,relatime,attr2,inode64,noquota; expected: noatime
+    /// ```
+    ///
     /// ## Why it matters
     /// Without `noatime` the filesystem updates the file's last-access time on reads, a small
     /// metadata write the log and data files do not need. Microsoft's Linux guidance says: "Use

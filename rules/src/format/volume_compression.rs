@@ -18,6 +18,34 @@ declare_rule! {
     /// file-level encryption; ext4 has one (fscrypt), so there it is still asked for. A value a
     /// collector did report is always judged.
     ///
+    /// ## Example
+    /// A compressed NTFS volume holding a read-only archive's data file:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql05", "os_family": "windows" },
+    ///   "volumes": [
+    ///     { "id": "vol-d", "mount_points": ["D:\\"], "filesystem": "NTFS", "compressed": true,
+    ///       "encrypted": false }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Archive", "files": [
+    ///         { "type": "rows", "logical_name": "Archive_RO",
+    ///           "physical_name": "D:\\Data\\Archive_ro.ndf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error FMT002 sql05 › volume D:\ [/volumes/0/compressed]
+    ///   volume D:\ has filesystem compression on: I/O to its compressed files is synchronous; it holds 1 database file: Archive_RO (Archive)
+    ///   measured: compression on; expected: compression off
+    /// ```
+    ///
     /// ## Why it matters
     /// Windows performs I/O to NTFS-compressed and EFS-encrypted files synchronously. SQL Server
     /// issues asynchronous I/O and counts on it for read-ahead, checkpoint and log writes: on

@@ -19,6 +19,31 @@ declare_rule! {
     /// 8 KiB pages, so 1 MiB is 128 pages and 1,048,576 bytes. (dbachecks' `FileGrowthValue`
     /// mixes the two and multiplies a KB value by 8.)
     ///
+    /// ## Example
+    /// A 50 GiB data file that grows by 1 MiB:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql50", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Hist",
+    ///           "physical_name": "E:\\Data\\ERP_hist.ndf",
+    ///           "size_bytes": 53687091200, "growth": { "increment_bytes": 1048576 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning GRW002 sql50 › MSSQLSERVER › ERP › ERP_Hist (E:\Data\ERP_hist.ndf) [/sql_instances/0/databases/0/files/0/growth]
+    ///   grows by 1,048,576 B (1 MiB) at a time on a file over 1 GiB; the file is 53,687,091,200 B (50 GiB), and gaining 1 GiB takes 1,024 growths
+    ///   measured: 1,048,576 B (1 MiB); expected: at least 64 MiB
+    /// ```
+    ///
     /// ## Why it matters
     /// Each growth stops the transaction that triggered it, and a small increment means many of
     /// them: a file growing by 1 MiB needs 1,024 growths to gain 1 GiB, each one extending the

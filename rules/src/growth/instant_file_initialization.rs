@@ -17,6 +17,32 @@ declare_rule! {
     /// and reports no setting, so there is nothing to collect. The message names the service account when it was collected, and the
     /// largest data-file growth of the instance when the growths were.
     ///
+    /// ## Example
+    /// An instance whose service account lacks "Perform volume maintenance tasks", with a data
+    /// file that grows by 10 GiB:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql60", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "instant_file_initialization": false,
+    ///       "service_account": "CORP\\svc-sql60", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Data", "physical_name": "E:\\Data\\ERP.mdf",
+    ///           "growth": { "increment_bytes": 10737418240 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning GRW003 sql60 › MSSQLSERVER [/sql_instances/0/instant_file_initialization]
+    ///   instant file initialization is off (service account CORP\svc-sql60): every data-file growth, new data file and restore writes zeros over the new space first; the largest data-file growth here, ERP_Data's, is 10,737,418,240 B (10 GiB)
+    ///   measured: off; expected: on
+    /// ```
+    ///
     /// ## Why it matters
     /// Without it, SQL Server writes zeros over every byte it adds to a data file before using
     /// it: on autogrowth (the transaction that triggered the growth waits), on `CREATE

@@ -13,6 +13,30 @@ declare_rule! {
     /// `sys.master_files`). When the file's size is known, the message gives the next growth in
     /// bytes (size × percent) and the one after it.
     ///
+    /// ## Example
+    /// A 50 GiB data file left at the old 10 % default:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql40", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Data", "physical_name": "E:\\Data\\ERP.mdf",
+    ///           "size_bytes": 53687091200, "growth": { "percent": 10 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning GRW001 sql40 › MSSQLSERVER › ERP › ERP_Data (E:\Data\ERP.mdf) [/sql_instances/0/databases/0/files/0/growth]
+    ///   grows by 10 % of its size: at 53,687,091,200 B (50 GiB) the next growth is about 5,368,709,120 B (5 GiB), the one after about 5,905,580,032 B (5.5 GiB); each growth is larger than the last
+    ///   measured: 10 %; expected: a fixed increment in bytes (64 MiB or more)
+    /// ```
+    ///
     /// ## Why it matters
     /// A percentage grows with the file: 10 % of a 1 GiB file is about 102 MiB, 10 % of a
     /// 500 GiB file is 50 GiB, and each growth is larger than the last. The transaction that

@@ -26,6 +26,34 @@ declare_rule! {
     /// history. The difference between two samples a few minutes apart shows the present; a
     /// collector that samples records the window in `sample_ms`.
     ///
+    /// ## Example
+    /// A data file that averaged 149.4 ms per read over a working day (10,000 reads, 8 hours of
+    /// counters):
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "erp-srv1", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Data", "physical_name": "E:\\Data\\ERP.mdf",
+    ///           "io": { "num_of_reads": 10000, "io_stall_read_ms": 1494000,
+    ///                   "num_of_writes": 4000, "io_stall_write_ms": 12000,
+    ///                   "num_of_bytes_read": 655360000, "num_of_bytes_written": 32768000,
+    ///                   "sample_ms": 28800000 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// error LAT001 erp-srv1 › MSSQLSERVER › ERP › ERP_Data (E:\Data\ERP.mdf) [/sql_instances/0/databases/0/files/0/io/io_stall_read_ms]
+    ///   average read stall 149.4 ms (1,494,000 ms of stall over 10,000 reads, over 8 h of counters): bad (100–500 ms), at or above the 100 ms error threshold
+    ///   measured: 149.4 ms; expected: at most 20 ms
+    /// ```
+    ///
     /// ## Why it matters
     /// A query waits (`PAGEIOLATCH_SH`, `PAGEIOLATCH_EX`) for every data page it must read from
     /// disk. Microsoft calls waits consistently above 10–15 ms an I/O bottleneck and gives

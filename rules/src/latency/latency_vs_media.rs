@@ -51,6 +51,49 @@ declare_rule! {
     /// include the hypervisor and the storage network. Files whose media or HDD rotation speed
     /// is unknown are not evaluated: that fact is missing.
     ///
+    /// ## Example
+    /// A data file averaging 149.4 ms per read on a RAID 5 of four 10,000 rpm disks, whose floor is
+    /// 7.7 ms:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "erp-srv1", "os_family": "windows" },
+    ///   "disks": [
+    ///     { "id": "disk1", "backed_by": { "raid_set": "array-a" } },
+    ///     { "id": "hdd0", "media": "hdd", "rpm": 10000 },
+    ///     { "id": "hdd1", "media": "hdd", "rpm": 10000 },
+    ///     { "id": "hdd2", "media": "hdd", "rpm": 10000 },
+    ///     { "id": "hdd3", "media": "hdd", "rpm": 10000 }
+    ///   ],
+    ///   "raid_sets": [
+    ///     { "id": "array-a", "kind": "hardware", "level": "raid5",
+    ///       "member_ids": ["hdd0", "hdd1", "hdd2", "hdd3"] }
+    ///   ],
+    ///   "partitions": [{ "id": "disk1-p1", "disk_id": "disk1" }],
+    ///   "volumes": [
+    ///     { "id": "vol-e", "mount_points": ["E:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p1"] } }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Data", "physical_name": "E:\\Data\\ERP.mdf",
+    ///           "io": { "num_of_reads": 10000, "io_stall_read_ms": 1494000,
+    ///                   "num_of_writes": 4000, "io_stall_write_ms": 12000,
+    ///                   "num_of_bytes_read": 81920000, "num_of_bytes_written": 32768000 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning LAT003 erp-srv1 › MSSQLSERVER › ERP › ERP_Data (E:\Data\ERP.mdf) [/sql_instances/0/databases/0/files/0/io/io_stall_read_ms]
+    ///   average read stall 149.4 ms is 19.4 × the 7.7 ms floor of the media under E:\ (4 × 10,000 rpm HDD; floor_10k_ms): more than 4 × the floor (30.8 ms) means the I/Os queued or contended, not that the media is slow
+    ///   measured: 149.4 ms (19.4 × the floor); expected: at most 30.8 ms (4 × 7.7 ms)
+    /// ```
+    ///
     /// ## Why it matters
     /// The media sets a floor on latency; it cannot set a ceiling. An average read far above
     /// the floor means the I/Os waited in a queue or fought over the spindles (data and log

@@ -27,6 +27,34 @@ declare_rule! {
     /// samples a few minutes apart shows the present (a sampling collector records the window in
     /// `sample_ms`).
     ///
+    /// ## Example
+    /// A log file that averaged 19.9 ms per write over a 5-minute sample:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql20", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Billing", "files": [
+    ///         { "type": "log", "logical_name": "Billing_log",
+    ///           "physical_name": "L:\\Logs\\Billing_log.ldf",
+    ///           "io": { "num_of_reads": 0, "io_stall_read_ms": 0,
+    ///                   "num_of_writes": 10000, "io_stall_write_ms": 199000,
+    ///                   "num_of_bytes_read": 0, "num_of_bytes_written": 81920000,
+    ///                   "sample_ms": 300000 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning LAT002 sql20 › MSSQLSERVER › Billing › Billing_log (L:\Logs\Billing_log.ldf) [/sql_instances/0/databases/0/files/0/io/io_stall_write_ms]
+    ///   average log write stall 19.9 ms (199,000 ms of stall over 10,000 writes, over 5 min of counters): poor (16–100 ms), at or above the 5 ms warning threshold; every commit waits for a log write
+    ///   measured: 19.9 ms; expected: below 5 ms
+    /// ```
+    ///
     /// ## Why it matters
     /// A transaction commits only once its log records are on disk: every commit waits
     /// (`WRITELOG`) for a log write, so log write latency is added to every transaction's

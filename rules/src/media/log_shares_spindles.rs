@@ -36,6 +36,50 @@ declare_rule! {
     ///   `include_system_databases = "yes"` (their log traffic is small). tempdb is not judged:
     ///   its commits do not wait for a log flush, so its log writes are not on the commit path.
     ///
+    /// ## Example
+    /// Data on D:\ and the log on L:\, two partitions of one RAID 5 logical drive of 10,000 rpm
+    /// disks:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "disks": [
+    ///     { "id": "disk1", "rpm": 10000, "backed_by": { "raid_set": "array-a" } }
+    ///   ],
+    ///   "raid_sets": [
+    ///     { "id": "array-a", "kind": "hardware", "level": "raid5",
+    ///       "member_ids": ["hdd0", "hdd1", "hdd2", "hdd3", "hdd4", "hdd5"] }
+    ///   ],
+    ///   "partitions": [
+    ///     { "id": "disk1-p1", "disk_id": "disk1" },
+    ///     { "id": "disk1-p2", "disk_id": "disk1" }
+    ///   ],
+    ///   "volumes": [
+    ///     { "id": "vol-d", "mount_points": ["D:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p1"] } },
+    ///     { "id": "vol-l", "mount_points": ["L:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["disk1-p2"] } }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "ERP", "files": [
+    ///         { "type": "rows", "logical_name": "ERP_Data",
+    ///           "physical_name": "D:\\Data\\ERP.mdf" },
+    ///         { "type": "log", "logical_name": "ERP_Log",
+    ///           "physical_name": "L:\\Logs\\ERP_log.ldf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning MED001 sql01 › MSSQLSERVER › ERP › ERP_Log (L:\Logs\ERP_log.ldf) [/sql_instances/0/databases/0/files/1/physical_name]
+    ///   log file ERP_Log on volume L:\ shares 6 of its 6 physical disks (10,000 rpm HDD: hdd0, hdd1, hdd2 and 3 more) with 1 database file: ERP_Data (ERP) on volume D:\: different volumes, same spindles, so the log's sequential writes wait behind the data files' random I/O (seek plus rotation: about 7.7 ms per random I/O)
+    ///   measured: 6 physical disks (10,000 rpm HDD) shared with data files; expected: no physical disk shared between the log and the data files
+    /// ```
+    ///
     /// ## Why it matters
     /// SQL Server writes the log sequentially and waits for each log write before a transaction
     /// commits; data files see random 8 KiB reads and checkpoint bursts of random writes. On a

@@ -23,6 +23,33 @@ declare_rule! {
     /// them in one directory. tempdb is left to PLC004 (its own volume) and PLC005 (its data
     /// files): its log is not used for recovery and it is usually placed as a whole.
     ///
+    /// ## Example
+    /// A database whose data and log files are both on D:\:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "volumes": [{ "id": "vol-d", "mount_points": ["D:\\"], "filesystem": "NTFS" }],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Orders", "files": [
+    ///         { "type": "rows", "logical_name": "Orders",
+    ///           "physical_name": "D:\\Data\\Orders.mdf" },
+    ///         { "type": "log", "logical_name": "Orders_log",
+    ///           "physical_name": "D:\\Logs\\Orders_log.ldf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning PLC001 sql01 › MSSQLSERVER › Orders › Orders_log (D:\Logs\Orders_log.ldf) [/sql_instances/0/databases/0/files/1/physical_name]
+    ///   log file shares volume D:\ with the data file Orders (D:\Data\Orders.mdf)
+    ///   measured: volume D:\, holding 1 data file of the database; expected: a volume holding none of the database's data files
+    /// ```
+    ///
     /// ## Why it matters
     /// SQL Server writes the log sequentially and waits for each log write before a transaction
     /// commits; data files see random 8 KiB reads and checkpoint writes. On one volume, and so on the same spindles or the same

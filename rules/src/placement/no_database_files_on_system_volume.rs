@@ -23,6 +23,32 @@ declare_rule! {
     /// moving master means changing the service's startup parameters. tempdb is always judged:
     /// it is often the busiest database of the instance.
     ///
+    /// ## Example
+    /// tempdb left where setup put it, under `C:\Program Files`:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "volumes": [{ "id": "vol-c", "mount_points": ["C:\\"], "filesystem": "NTFS",
+    ///                 "os_volume": true }],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "tempdb", "files": [
+    ///         { "type": "rows", "logical_name": "tempdev",
+    ///           "physical_name": "C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\DATA\\tempdb.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning PLC002 sql01 › MSSQLSERVER › tempdb › tempdev (C:\Program Files\Microsoft SQL Server\MSSQL16.MSSQLSERVER\MSSQL\DATA\tempdb.mdf) [/sql_instances/0/databases/0/files/0/physical_name]
+    ///   tempdb data file is on the operating system volume C:\
+    ///   measured: volume C:\ (the OS volume); expected: a volume other than the OS volume
+    /// ```
+    ///
     /// ## Why it matters
     /// The OS volume carries the page file, the operating system's own I/O, SQL Server's error
     /// log and dumps, and whatever gets installed there; it is usually a small disk with the

@@ -12,6 +12,34 @@ declare_rule! {
     /// default. A database whose collected file list holds no log file at all is reported "not
     /// evaluated" (every database has one, so the list is incomplete).
     ///
+    /// ## Example
+    /// A database with a second log file, added on D:\ when L:\ filled up:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "rows", "logical_name": "Sales_Data",
+    ///           "physical_name": "D:\\SQLData\\Sales.mdf" },
+    ///         { "type": "log", "logical_name": "Sales_log",
+    ///           "physical_name": "L:\\SQLLogs\\Sales_log.ldf" },
+    ///         { "type": "log", "logical_name": "Sales_log2",
+    ///           "physical_name": "D:\\SQLLogs\\Sales_log2.ldf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning PLC003 sql01 › MSSQLSERVER › Sales [/sql_instances/0/databases/0/files]
+    ///   2 log files: Sales_log (L:\SQLLogs\Sales_log.ldf) and Sales_log2 (D:\SQLLogs\Sales_log2.ldf); the log is written sequentially, filling one file before the next, so files beyond the first add no throughput
+    ///   measured: 2 log files; expected: at most 1 log file
+    /// ```
+    ///
     /// ## Why it matters
     /// SQL Server writes the transaction log sequentially and fills one log file before it moves
     /// on to the next: with two log files, the first takes every write until it is full, then

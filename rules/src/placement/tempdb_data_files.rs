@@ -30,6 +30,40 @@ declare_rule! {
     /// startup sizes are the configuration to fix; compare the current ones with the query in
     /// How to fix.
     ///
+    /// ## Example
+    /// Four equal tempdb data files on an instance with 16 logical CPUs:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "cpu_count": 16, "databases": [
+    ///       { "name": "tempdb", "files": [
+    ///         { "type": "rows", "logical_name": "tempdev",
+    ///           "physical_name": "T:\\TempDB\\tempdb.mdf",
+    ///           "size_bytes": 8589934592, "growth": { "increment_bytes": 536870912 } },
+    ///         { "type": "rows", "logical_name": "temp2",
+    ///           "physical_name": "T:\\TempDB\\tempdb_mssql_2.ndf",
+    ///           "size_bytes": 8589934592, "growth": { "increment_bytes": 536870912 } },
+    ///         { "type": "rows", "logical_name": "temp3",
+    ///           "physical_name": "T:\\TempDB\\tempdb_mssql_3.ndf",
+    ///           "size_bytes": 8589934592, "growth": { "increment_bytes": 536870912 } },
+    ///         { "type": "rows", "logical_name": "temp4",
+    ///           "physical_name": "T:\\TempDB\\tempdb_mssql_4.ndf",
+    ///           "size_bytes": 8589934592, "growth": { "increment_bytes": 536870912 } }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning PLC005 sql01 › MSSQLSERVER › tempdb [/sql_instances/0/databases/0/files]
+    ///   tempdb has 4 data files for 16 logical CPUs (instance cpu_count); expected 8 data files, or 12, 16, ... only while allocation contention persists
+    ///   measured: 4 data files; expected: 8 data files, or 12, 16, ... only while allocation contention persists
+    /// ```
+    ///
     /// ## Why it matters
     /// Every object created in tempdb allocates pages, and each allocation touches the file's
     /// PFS, GAM and SGAM pages. With one data file, concurrent sessions queue on those few pages

@@ -22,6 +22,35 @@ declare_rule! {
     /// (it might be on one of them). An instance whose tempdb was not collected is reported "not
     /// evaluated" too.
     ///
+    /// ## Example
+    /// tempdb on D:\ beside a user database's data file:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql01", "os_family": "windows" },
+    ///   "volumes": [{ "id": "vol-d", "mount_points": ["D:\\"], "filesystem": "NTFS" }],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "tempdb", "files": [
+    ///         { "type": "rows", "logical_name": "tempdev",
+    ///           "physical_name": "D:\\TempDB\\tempdb.mdf" }
+    ///       ] },
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "rows", "logical_name": "Sales_Data",
+    ///           "physical_name": "D:\\Data\\Sales.mdf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning PLC004 sql01 › MSSQLSERVER › tempdb › tempdev (D:\TempDB\tempdb.mdf) [/sql_instances/0/databases/0/files/0/physical_name]
+    ///   tempdb data file shares volume D:\ with the user database Sales
+    ///   measured: volume D:\, also holding 1 user database; expected: a volume holding no user database files
+    /// ```
+    ///
     /// ## Why it matters
     /// tempdb serves every database of the instance: sorts and hashes that spill, version store
     /// for snapshot isolation and online index builds, temporary tables, DBCC CHECKDB. Its I/O

@@ -20,6 +20,32 @@ declare_rule! {
     /// judge). Only too few columns is a finding. A virtual disk whose columns, resiliency or pool
     /// disks were not collected is reported "not evaluated".
     ///
+    /// ## Example
+    /// A Simple space made with the Server Manager wizard, which stops at 8 columns, in a pool of
+    /// 16 disks:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "azsql01", "os_family": "windows" },
+    ///   "storage_pools": [
+    ///     { "id": "pool1", "name": "Storage Pool",
+    ///       "physical_disk_ids": ["d01", "d02", "d03", "d04", "d05", "d06", "d07", "d08",
+    ///                             "d09", "d10", "d11", "d12", "d13", "d14", "d15", "d16"] }
+    ///   ],
+    ///   "virtual_disks": [
+    ///     { "id": "vd1", "name": "vDisk", "pool_id": "pool1", "columns": 8,
+    ///       "resiliency": "Simple" }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning STR001 azsql01 › virtual disk vDisk [/virtual_disks/0/columns]
+    ///   virtual disk vDisk (Simple) stripes over 8 columns, but pool Storage Pool has 16 physical disks: each stripe spans 8 of the 16 disks (half the pool); 8 is the most columns the Server Manager wizard creates, so only New-VirtualDisk -NumberOfColumns 16 uses the whole pool
+    ///   measured: 8 columns; expected: 16 columns
+    /// ```
+    ///
     /// ## Why it matters
     /// `NumberOfColumns` is how many disks one stripe spans, so it caps the IOPS and throughput
     /// one stream of I/O can draw from the pool. The Server Manager wizard creates at most 8

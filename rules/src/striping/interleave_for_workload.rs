@@ -16,6 +16,26 @@ declare_rule! {
     /// pack does), else the rule's `workload` parameter (`oltp` by default); the message says
     /// which. A virtual disk whose interleave was not collected is reported "not evaluated".
     ///
+    /// ## Example
+    /// A space created without `-Interleave`, which gets 256 KiB, on a server with no workload
+    /// declared (OLTP by default):
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "azsql01", "os_family": "windows" },
+    ///   "virtual_disks": [
+    ///     { "id": "vd1", "name": "vDisk", "pool_id": "pool1", "interleave_bytes": 262144 }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning STR002 azsql01 › virtual disk vDisk [/virtual_disks/0/interleave_bytes]
+    ///   interleave is 262,144 B (256 KiB); an OLTP workload (the rule's `workload` parameter; no pack declares one) calls for 65,536 B (64 KiB); 256 KiB is what Storage Spaces uses when no -Interleave is given
+    ///   measured: 262,144 B (256 KiB); expected: 65,536 B (64 KiB)
+    /// ```
+    ///
     /// ## Why it matters
     /// OLTP reads and writes 8 KiB pages and 64 KiB extents at random: a 64 KiB interleave keeps
     /// each extent on one disk and spreads concurrent I/Os over the columns. A data warehouse

@@ -29,6 +29,46 @@ declare_rule! {
     /// A log whose volume, backing, columns, resiliency or pool disks were not collected is
     /// reported "not evaluated".
     ///
+    /// ## Example
+    /// A log on a 1-column space carved from a pool of 4 disks:
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "azsql02", "os_family": "windows" },
+    ///   "disks": [
+    ///     { "id": "vdisk3", "backed_by": { "virtual_disk": "vd-log" } }
+    ///   ],
+    ///   "storage_pools": [
+    ///     { "id": "pool1", "name": "Storage Pool", "physical_disk_ids": ["d01", "d02", "d03",
+    ///       "d04"] }
+    ///   ],
+    ///   "virtual_disks": [
+    ///     { "id": "vd-log", "name": "SQLLog", "pool_id": "pool1", "columns": 1,
+    ///       "resiliency": "Simple" }
+    ///   ],
+    ///   "partitions": [{ "id": "vdisk3-p2", "disk_id": "vdisk3" }],
+    ///   "volumes": [
+    ///     { "id": "vol-l", "mount_points": ["L:\\"], "filesystem": "NTFS",
+    ///       "backed_by": { "partitions": ["vdisk3-p2"] } }
+    ///   ],
+    ///   "sql_instances": [
+    ///     { "name": "MSSQLSERVER", "databases": [
+    ///       { "name": "Sales", "files": [
+    ///         { "type": "log", "logical_name": "Sales_log",
+    ///           "physical_name": "L:\\SQLLog\\Sales_log.ldf" }
+    ///       ] }
+    ///     ] }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning STR003 azsql02 › MSSQLSERVER › Sales › Sales_log (L:\SQLLog\Sales_log.ldf) [/sql_instances/0/databases/0/files/0/physical_name]
+    ///   log file on L:\, which is virtual disk SQLLog (Simple, 1 column) in pool Storage Pool of 4 physical disks: log writes go to 1 disk where 4 disks were possible. SQL Server writes the log sequentially and fills one log file before the next, so only a volume striped over several disks speeds up log writes; adding log files does not
+    ///   measured: striped over 1 disk; expected: striped over 4 disks
+    /// ```
+    ///
     /// ## Why it matters
     /// SQL Server writes the transaction log sequentially and fills one log file before moving to
     /// the next, so adding log files does not spread log I/O over more disks. Log writes, which

@@ -29,6 +29,26 @@ declare_rule! {
     /// (`[[declare.stripe_unit]]`) is judged and marked declared; any other set whose stripe
     /// unit was not collected is reported "not evaluated".
     ///
+    /// ## Example
+    /// A hardware RAID 10 with a 256 KiB stripe unit on a server with no workload declared (OLTP by
+    /// default):
+    ///
+    /// ```json
+    /// {
+    ///   "schema_version": 1,
+    ///   "host": { "name": "sql70", "os_family": "windows" },
+    ///   "raid_sets": [
+    ///     { "id": "array-a", "kind": "hardware", "level": "raid10", "stripe_unit_bytes": 262144 }
+    ///   ]
+    /// }
+    /// ```
+    ///
+    /// ```text
+    /// warning STR004 sql70 › RAID set array-a [/raid_sets/0/stripe_unit_bytes]
+    ///   stripe unit is 262,144 B (256 KiB); an OLTP workload (the rule's `workload` parameter; no pack declares one) calls for 65,536 B (64 KiB)
+    ///   measured: 262,144 B (256 KiB); expected: 65,536 B (64 KiB)
+    /// ```
+    ///
     /// ## Why it matters
     /// The stripe unit decides how I/Os spread over the members. OLTP issues 8 KiB page and
     /// 64 KiB extent I/Os at random: a 64 KiB stripe unit keeps each extent on one disk while
