@@ -3,8 +3,8 @@
 //! single quotes, shell words quoted when they need it. Names come from the server (a database
 //! called `O'Brien]`, a pool named `Data $(x)`): a fix must never turn one into code.
 
-use spindle_core::facts::{DbFile, OsFamily, Partition, Volume};
-use spindle_core::view::{HostView, Located};
+use spindle_core::facts::{DbFile, OsFamily, Volume};
+use spindle_core::view::HostView;
 
 use crate::volume_os::os_of_volume;
 
@@ -135,14 +135,6 @@ pub(crate) fn watch_latency(view: &HostView, v: &Volume, sec: &str) -> String {
             v.id
         ),
     }
-}
-
-/// The volume a partition holds, if any.
-pub(crate) fn volume_of_partition<'v>(view: &'v HostView, p: &Partition) -> Option<&'v Located<Volume>> {
-    view.volumes
-        .iter()
-        .flatten()
-        .find(|v| view.partitions_of_volume(v).iter().any(|q| q.id == p.id && q.disk_id == p.disk_id))
 }
 
 /// A file's name within its folder (`ERP_PROD.mdf`), else `fallback`.

@@ -6,9 +6,7 @@ use spindle_core::facts::{OsFamily, Partition, RaidKind};
 use spindle_core::units;
 use spindle_core::view::{HostView, Located};
 
-use crate::commands::{
-    dev_path, drive_letter, format_volume, is_linux, linux_mount, ps_string, sh_word, volume_of_partition,
-};
+use crate::commands::{dev_path, drive_letter, format_volume, is_linux, linux_mount, ps_string, sh_word};
 
 /// The smallest offset of at least 1 MiB that is a multiple of both 1 MiB and `align_bytes`
 /// (so diskpart's `align=` in KiB and parted's MiB can express it): 1 MiB for any power-of-two
@@ -31,7 +29,7 @@ pub(super) fn recreate_partition(
     why: &str,
 ) -> String {
     let start = aligned_offset(align_bytes);
-    let volume = volume_of_partition(view, p);
+    let volume = view.volume_of_partition(p);
     let linux = view.host.os_family == Some(OsFamily::Linux)
         || volume.is_some_and(|v| is_linux(view, v))
         || p.disk_id.starts_with("/dev/");

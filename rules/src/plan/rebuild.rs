@@ -13,9 +13,7 @@ use spindle_core::view::{DatabaseView, HostView, Located};
 use super::Builder;
 use super::subject::{self, Subject};
 use crate::alignment::recreate::aligned_offset;
-use crate::commands::{
-    dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name, volume_of_partition,
-};
+use crate::commands::{dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name};
 use crate::striping::spaces::{Resiliency, new_virtual_disk, pool_name, vd_name};
 
 /// What one volume's rebuild changes.
@@ -40,7 +38,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
         let expected = f.expected_quantity.map(|q| q.value);
         match subject::of(view, &f.entity.key) {
             Subject::Partition(p) => {
-                let Some(v) = volume_of_partition(view, p) else { continue };
+                let Some(v) = view.volume_of_partition(p) else { continue };
                 let r = slot(&mut rebuilds, v);
                 let align = expected.map_or(65_536, |e| e as u64).max(4096);
                 let prev = r.partition.map_or(1, |(_, a)| a);

@@ -9,6 +9,19 @@ use spindle_core::facts::*;
 /// server with that many LUNs. Every volume is backed by its partition and every partition names
 /// its disk, so the view and the rules join all three.
 pub fn snapshot(name: &str, n: usize) -> Snapshot {
+    snapshot_at(name, n, ALIGNED)
+}
+
+/// Where [`snapshot`]'s partitions start: 1 MiB, aligned for every rule.
+pub const ALIGNED: u64 = 1 << 20;
+
+/// Where a partition made by Windows Server 2003 or earlier starts: sector 63 (32,256 bytes),
+/// misaligned for every stripe unit and cluster, so the alignment rules find each partition and
+/// write a fix for it (issue 27: that fix's join made such a host quadratic).
+pub const SECTOR_63: u64 = 63 * 512;
+
+/// [`snapshot`] with every partition starting at `offset_bytes`.
+pub fn snapshot_at(name: &str, n: usize, offset_bytes: u64) -> Snapshot {
     let disk_id = |i: usize| format!("disk-{i:06}");
     let part_id = |i: usize| format!("disk-{i:06}-p1");
     let disks = (0..n)
@@ -29,7 +42,7 @@ pub fn snapshot(name: &str, n: usize) -> Snapshot {
             id: part_id(i),
             disk_id: disk_id(i),
             number: Some(1),
-            offset_bytes: Some(1 << 20),
+            offset_bytes: Some(offset_bytes),
             size_bytes: Some((1 << 40) - (2 << 20)),
         })
         .collect();
@@ -62,5 +75,10 @@ pub fn snapshot(name: &str, n: usize) -> Snapshot {
 
 /// [`snapshot`] as compact JSON, the way a large snapshot is usually shipped (`jq -c`).
 pub fn json(name: &str, n: usize) -> String {
-    serde_json::to_string(&snapshot(name, n)).expect("a snapshot serializes")
+    json_at(name, n, ALIGNED)
+}
+
+/// [`snapshot_at`] as compact JSON.
+pub fn json_at(name: &str, n: usize, offset_bytes: u64) -> String {
+    serde_json::to_string(&snapshot_at(name, n, offset_bytes)).expect("a snapshot serializes")
 }
