@@ -113,37 +113,36 @@ mod imp {
         }
     }
 
-    /// A file removed if the run is interrupted, until this is dropped.
-    pub(crate) struct RemoveOnInterrupt(Option<u64>);
+    /// A file or directory removed if the run is interrupted, until this is dropped: its
+    /// registration id in [`Undo`].
+    pub(crate) struct RemoveOnInterrupt(u64);
 
     impl RemoveOnInterrupt {
+        /// A file removed if the run is interrupted.
         pub(crate) fn new(path: &Path) -> Self {
-            let mut undo = undo();
-            let id = undo.next_id;
-            undo.next_id += 1;
-            undo.files.push((id, path.to_path_buf()));
-            RemoveOnInterrupt(Some(id))
+            Self::register(|undo| &mut undo.files, path)
         }
-    }
 
-    impl RemoveOnInterrupt {
         /// A directory, with what it holds, removed if the run is interrupted.
         pub(crate) fn dir(path: &Path) -> Self {
+            Self::register(|undo| &mut undo.dirs, path)
+        }
+
+        fn register(list: impl FnOnce(&mut Undo) -> &mut Vec<(u64, PathBuf)>, path: &Path) -> Self {
             let mut undo = undo();
             let id = undo.next_id;
             undo.next_id += 1;
-            undo.dirs.push((id, path.to_path_buf()));
-            RemoveOnInterrupt(Some(id))
+            list(&mut undo).push((id, path.to_path_buf()));
+            RemoveOnInterrupt(id)
         }
     }
 
     impl Drop for RemoveOnInterrupt {
         fn drop(&mut self) {
-            if let Some(id) = self.0 {
-                let mut undo = undo();
-                undo.files.retain(|(i, _)| *i != id);
-                undo.dirs.retain(|(i, _)| *i != id);
-            }
+            let id = self.0;
+            let mut undo = undo();
+            undo.files.retain(|(i, _)| *i != id);
+            undo.dirs.retain(|(i, _)| *i != id);
         }
     }
 
