@@ -48,27 +48,16 @@ fn example(section: &str) -> Result<Example, String> {
 
 /// A line diff of `want` and `got`: `  ` in both, `- ` only in `want`, `+ ` only in `got`.
 fn diff(want: &str, got: &str) -> String {
-    let (a, b): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
-    // lcs[i][j]: the length of the longest common subsequence of a[i..] and b[j..].
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
-    while i < a.len() || j < b.len() {
-        let line = if i < a.len() && j < b.len() && a[i] == b[j] {
-            (i, j) = (i + 1, j + 1);
-            format!("  {}", a[i - 1])
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            i += 1;
-            format!("- {}", a[i - 1])
-        } else {
-            j += 1;
-            format!("+ {}", b[j - 1])
+    use similar::{ChangeTag, TextDiff};
+    let mut out = String::new();
+    for change in TextDiff::from_lines(want, got).iter_all_changes() {
+        let sign = match change.tag() {
+            ChangeTag::Equal => "  ",
+            ChangeTag::Delete => "- ",
+            ChangeTag::Insert => "+ ",
         };
-        out.push_str(&line);
+        out.push_str(sign);
+        out.push_str(change.value().trim_end_matches('\n'));
         out.push('\n');
     }
     out
