@@ -20,6 +20,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_xml::events::Event;
+use quick_xml::{Reader, Writer};
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{BaselineState, Finding, NotEvaluated, RuleError, Severity};
 use spindle_core::untrusted;
@@ -68,13 +70,42 @@ fn serialize_suite(suite: TestSuite) -> io::Result<String> {
     let mut report = Report::unnamed();
     report.add_test_suite(suite);
     let xml = report.to_string().map_err(io::Error::other)?;
-    let open = xml.find("<testsuite ").ok_or_else(|| io::Error::other("quick-junit wrote no <testsuite>"))?;
-    let start = xml[..open].rfind('\n').map_or(0, |n| n + 1);
-    let end = xml
-        .rfind("</testsuites>")
-        .filter(|&e| e >= open)
-        .ok_or_else(|| io::Error::other("no </testsuites>"))?;
-    Ok(xml_chars(Cow::Borrowed(&xml[start..end])).into_owned())
+    let inner = String::from_utf8(suites_inner(&xml)?).map_err(io::Error::other)?;
+    Ok(xml_chars(Cow::Owned(inner)).into_owned())
+}
+
+/// What `<testsuites>` holds from the line of its first `<testsuite>` on, as XML events read back
+/// and written again unchanged: the indentation before the suite, the suite, the line end after.
+fn suites_inner(xml: &str) -> io::Result<Vec<u8>> {
+    let mut reader = Reader::from_str(xml);
+    let mut out = Writer::new(Vec::new());
+    // The whitespace since the last line end, written before the suite when one follows it.
+    let mut indent: Vec<u8> = vec![];
+    let mut copying = false;
+    loop {
+        let event = reader.read_event().map_err(io::Error::other)?;
+        match &event {
+            Event::Eof => return Err(io::Error::other("quick-junit wrote no <testsuite> in <testsuites>")),
+            Event::End(e) if e.name().as_ref() == b"testsuites" => {
+                return if copying { Ok(out.into_inner()) } else { Err(io::Error::other("no <testsuite>")) };
+            }
+            _ if copying => {}
+            Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testsuite" => {
+                out.get_mut().append(&mut indent);
+                copying = true;
+            }
+            Event::Text(t) => {
+                let raw: &[u8] = t;
+                indent = raw.iter().rposition(|&b| b == b'\n').map_or(raw, |n| &raw[n + 1..]).to_vec();
+                continue;
+            }
+            _ => {
+                indent.clear();
+                continue;
+            }
+        }
+        out.write_event(event)?;
+    }
 }
 
 /// Whether a rule error is the rule's: its code, or its plugin's (`acme/*`).
