@@ -273,6 +273,19 @@ impl Render for SarifRender {
             // Which log the host goes to, and which rules that log lists.
             out.set_host(report);
         }
+        self.snapshots(&mut out, view, report)?;
+        self.host_notes(&mut out, view, report)?;
+        self.results(&mut out, view, report)?;
+        self.not_evaluated(&mut out, view, report)?;
+        self.not_applicable(&mut out, view, report)?;
+        self.rule_errors(&mut out, report)?;
+        Ok(out)
+    }
+}
+
+impl SarifRender {
+    /// The host's snapshot files, as artifacts.
+    fn snapshots(&self, out: &mut Rendered, view: &HostView, report: &HostReport) -> io::Result<()> {
         let host = report.host.as_str();
         // Rendered even past the log's limit (append counts those): a host has a file or two.
         for (doc, p) in view.docs.iter().zip(&view.provenance) {
@@ -290,6 +303,12 @@ impl Render for SarifRender {
             };
             out.part(Part::Snapshot, |buf| serialize_indented(buf, &artifact, "        "))?;
         }
+        Ok(())
+    }
+
+    /// What a reader must see before the host's results: that it could not be judged, that its facts are stale.
+    fn host_notes(&self, out: &mut Rendered, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let host = report.host.as_str();
         // Hosts spindle could not judge come first in the log's notifications of the host: they
         // are what a reader must see before trusting that it has no results.
         for why in &report.not_judged {
@@ -307,67 +326,85 @@ impl Render for SarifRender {
                 Notification::about_host("warning", format!("{}.", stale.message(host)), STALE_FACTS, host);
             out.part(Part::Warning, |buf| serialize_indented(buf, &note, "            "))?;
         }
+        Ok(())
+    }
+
+    /// A result per finding (none for a waived one when the log omits them).
+    fn results(&self, out: &mut Rendered, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let host = report.host.as_str();
         for f in &report.findings {
-            let waiver = f.waiver.as_ref();
-            let waived = waiver.filter(|w| !w.expired);
-            let as_note = waived.is_some() && self.waived == Waived::Note;
+            let waived = f.waiver.as_ref().filter(|w| !w.expired);
             if waived.is_some() && self.waived == Waived::Omit {
                 continue;
             }
-            let loc = locate_finding(view, f);
-            let mut text = result_message(f);
-            if let Some(w) = waived.filter(|_| as_note) {
-                text.push_str(&waiver_message(f, w));
-            }
-            let result = SarifResult {
-                rule_id: &f.code,
-                rule_index: self.rule_index.get(&f.code).copied(),
-                level: if as_note { "note" } else { f.severity.as_str() },
-                message: OwnedText { text },
-                locations: [Location {
-                    physical_location: physical(loc.as_ref(), view, host),
-                    logical_locations: vec![LogicalLocation {
-                        fully_qualified_name: &f.entity.key,
-                        name: &f.entity.label,
-                        kind: "resource",
-                        properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
-                    }],
-                }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
-                baseline_state: f.baseline.map(|b| b.as_str()),
-                suppressions: waiver
-                    .filter(|w| !w.expired)
-                    .map(|w| Suppression {
-                        kind: "external",
-                        status: "accepted",
-                        justification: &w.reason,
-                        properties: WaiverProperties {
-                            source: &w.source,
-                            expires: w.expires.as_deref(),
-                            expired: false,
-                        },
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: ResultProperties {
-                    host,
-                    entity: &f.entity.key,
-                    severity: as_note.then(|| f.severity.as_str()),
-                    pointer: loc.map(|l| l.pointer),
-                    measured: f.measured.as_deref(),
-                    expected: f.expected.as_deref(),
-                    quantities: Quantities { measured: f.measured_quantity, expected: f.expected_quantity },
-                    gain: f.gain.as_ref().map(GainInfo::from),
-                    waiver: waiver.map(|w| WaiverInfo {
-                        reason: &w.reason,
-                        source: &w.source,
-                        expires: w.expires.as_deref(),
-                        expired: w.expired,
-                    }),
-                },
-            };
+            let result = self.result(view, host, f);
             out.part(Part::Result, |buf| serialize_indented(buf, &result, "        "))?;
         }
+        Ok(())
+    }
+
+    /// A finding as a SARIF result; a waived one as a note when the log is asked so.
+    fn result<'a>(&self, view: &'a HostView, host: &'a str, f: &'a Finding) -> SarifResult<'a> {
+        let waiver = f.waiver.as_ref();
+        let waived = waiver.filter(|w| !w.expired);
+        let as_note = waived.is_some() && self.waived == Waived::Note;
+        let loc = locate_finding(view, f);
+        let mut text = result_message(f);
+        if let Some(w) = waived.filter(|_| as_note) {
+            text.push_str(&waiver_message(f, w));
+        }
+        SarifResult {
+            rule_id: &f.code,
+            rule_index: self.rule_index.get(&f.code).copied(),
+            level: if as_note { "note" } else { f.severity.as_str() },
+            message: OwnedText { text },
+            locations: [Location {
+                physical_location: physical(loc.as_ref(), view, host),
+                logical_locations: vec![LogicalLocation {
+                    fully_qualified_name: &f.entity.key,
+                    name: &f.entity.label,
+                    kind: "resource",
+                    properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
+                }],
+            }],
+            partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+            baseline_state: f.baseline.map(|b| b.as_str()),
+            suppressions: waiver
+                .filter(|w| !w.expired)
+                .map(|w| Suppression {
+                    kind: "external",
+                    status: "accepted",
+                    justification: &w.reason,
+                    properties: WaiverProperties {
+                        source: &w.source,
+                        expires: w.expires.as_deref(),
+                        expired: false,
+                    },
+                })
+                .into_iter()
+                .collect(),
+            properties: ResultProperties {
+                host,
+                entity: &f.entity.key,
+                severity: as_note.then(|| f.severity.as_str()),
+                pointer: loc.map(|l| l.pointer),
+                measured: f.measured.as_deref(),
+                expected: f.expected.as_deref(),
+                quantities: Quantities { measured: f.measured_quantity, expected: f.expected_quantity },
+                gain: f.gain.as_ref().map(GainInfo::from),
+                waiver: waiver.map(|w| WaiverInfo {
+                    reason: &w.reason,
+                    source: &w.source,
+                    expires: w.expires.as_deref(),
+                    expired: w.expired,
+                }),
+            },
+        }
+    }
+
+    /// A note per check not evaluated, only counted once the log is full.
+    fn not_evaluated(&self, out: &mut Rendered, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let host = report.host.as_str();
         for n in &report.not_evaluated {
             if self.notifications_full.load(Ordering::Relaxed) {
                 // Only counted (see `notifications_full`).
@@ -406,6 +443,12 @@ impl Render for SarifRender {
             };
             out.part(Part::NotEvaluated, |buf| serialize_indented(buf, &note, "            "))?;
         }
+        Ok(())
+    }
+
+    /// A note per entity a rule declined to judge, only counted once the log is full.
+    fn not_applicable(&self, out: &mut Rendered, view: &HostView, report: &HostReport) -> io::Result<()> {
+        let host = report.host.as_str();
         for n in &report.not_applicable {
             if self.notifications_full.load(Ordering::Relaxed) {
                 out.part(Part::NotApplicable, |_| io::Result::Ok(()))?;
@@ -440,6 +483,12 @@ impl Render for SarifRender {
             };
             out.part(Part::NotApplicable, |buf| serialize_indented(buf, &note, "            "))?;
         }
+        Ok(())
+    }
+
+    /// An error per rule that failed on the host.
+    fn rule_errors(&self, out: &mut Rendered, report: &HostReport) -> io::Result<()> {
+        let host = report.host.as_str();
         for e in &report.errors {
             let note = Notification {
                 associated_rule: Some(self.rule_ref(&e.code)),
@@ -452,7 +501,7 @@ impl Render for SarifRender {
             };
             out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1148,6 +1197,24 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "finish")?;
         self.stage = Stage::Finished;
+        self.note_omitted()?;
+        let close: &[u8] = if self.results == 0 { b"]" } else { b"\n      ]" };
+        self.out.write_all(close)?;
+        self.write_invocations(summary)?;
+        self.write_artifacts_and_run(summary)?;
+        self.out.flush()?;
+        if let Some(warn) = self.on_limits.as_mut() {
+            for w in github_limit_warnings(self.results, self.out.bytes) {
+                warn(w);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> SarifWriter<W> {
+    /// The one notification that says how many entries the log left out, when it left any.
+    fn note_omitted(&mut self) -> io::Result<()> {
         if self.not_evaluated_omitted > 0 {
             let note = Notification {
                 level: "note",
@@ -1165,9 +1232,14 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             };
             self.push_notification(&note)?;
         }
+        Ok(())
+    }
+
+    /// The run's one invocation: whether it succeeded, its rules' settings, its notifications
+    /// and its counts.
+    fn write_invocations(&mut self, summary: &Summary) -> io::Result<()> {
+        let overrides = overrides(&self.run, &self.render);
         let out = &mut self.out;
-        let close: &[u8] = if self.results == 0 { b"]" } else { b"\n      ]" };
-        out.write_all(close)?;
         write!(
             out,
             ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {}",
@@ -1178,30 +1250,6 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             serde_json::to_writer(&mut *out, &self.run.started_at).map_err(io::Error::other)?;
         }
         out.write_all(b",\n          \"ruleConfigurationOverrides\": ")?;
-        let overrides: Vec<ConfigurationOverride<'_>> = self
-            .run
-            .rules
-            .iter()
-            .map(|r| {
-                let each = |value: fn(&AppliedParam) -> serde_json::Value| {
-                    r.params.iter().map(|p| (p.name.clone(), value(p))).collect()
-                };
-                ConfigurationOverride {
-                    descriptor: self.render.rule_ref(&r.code),
-                    configuration: OverrideConfiguration {
-                        parameters: each(|p| AppliedParam::json(&p.value)),
-                    },
-                    properties: OverrideProperties {
-                        defaults: each(|p| AppliedParam::json(&p.default)),
-                        set_by: r
-                            .params
-                            .iter()
-                            .filter_map(|p| Some((p.name.as_str(), p.set_by.as_deref()?)))
-                            .collect(),
-                    },
-                }
-            })
-            .collect();
         write_indented(out, &overrides, "          ")?;
         out.write_all(b",\n          \"toolExecutionNotifications\": [")?;
         let notes = std::mem::take(&mut self.notifications);
@@ -1210,32 +1258,14 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             out.write_all(b"\n          ")?;
         }
         out.write_all(b"],\n          \"properties\": ")?;
-        let props = InvocationProperties {
-            summary: SummaryProperties {
-                hosts: summary.hosts,
-                errors: summary.errors,
-                warnings: summary.warnings,
-                notes: summary.notes,
-                waived: summary.waived,
-                expired_waivers: summary.expired_waivers,
-                not_evaluated: summary.not_evaluated,
-                not_applicable: summary.not_applicable,
-                passed: summary.passed,
-                rule_errors: summary.rule_errors,
-                collection_errors: summary.collection_errors,
-                hosts_not_judged: summary.hosts_not_judged,
-                unreachable_allowed: summary.unreachable_allowed,
-                incomplete: summary.incomplete(),
-                baseline: summary.baseline.map(|b| BaselineProperties {
-                    new: b.new,
-                    unchanged: b.unchanged,
-                    absent: b.fixed,
-                    not_checked: b.not_checked,
-                }),
-            },
-        };
-        write_indented(out, &props, "          ")?;
-        out.write_all(b"\n        }\n      ],\n      \"artifacts\": [")?;
+        write_indented(out, &invocation_properties(summary), "          ")?;
+        out.write_all(b"\n        }\n      ]")
+    }
+
+    /// The snapshot files the log kept, then the run's own properties, and the log's end.
+    fn write_artifacts_and_run(&mut self, summary: &Summary) -> io::Result<()> {
+        let out = &mut self.out;
+        out.write_all(b",\n      \"artifacts\": [")?;
         let artifacts = std::mem::take(&mut self.artifacts);
         if let Some(artifacts) = artifacts.strip_suffix(b",") {
             out.write_all(artifacts)?;
@@ -1249,14 +1279,59 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             waived_omitted: if self.waived == Waived::Omit { Some(summary.waived) } else { None },
         };
         write_indented(out, &run, "      ")?;
-        out.write_all(b"\n    }\n  ]\n}\n")?;
-        out.flush()?;
-        if let Some(warn) = self.on_limits.as_mut() {
-            for w in github_limit_warnings(self.results, self.out.bytes) {
-                warn(w);
+        out.write_all(b"\n    }\n  ]\n}\n")
+    }
+}
+
+/// The rules' parameters as the run applied them, against their defaults.
+fn overrides<'a>(run: &'a RunProvenance, render: &'a SarifRender) -> Vec<ConfigurationOverride<'a>> {
+    run.rules
+        .iter()
+        .map(|r| {
+            let each = |value: fn(&AppliedParam) -> serde_json::Value| {
+                r.params.iter().map(|p| (p.name.clone(), value(p))).collect()
+            };
+            ConfigurationOverride {
+                descriptor: render.rule_ref(&r.code),
+                configuration: OverrideConfiguration { parameters: each(|p| AppliedParam::json(&p.value)) },
+                properties: OverrideProperties {
+                    defaults: each(|p| AppliedParam::json(&p.default)),
+                    set_by: r
+                        .params
+                        .iter()
+                        .filter_map(|p| Some((p.name.as_str(), p.set_by.as_deref()?)))
+                        .collect(),
+                },
             }
-        }
-        Ok(())
+        })
+        .collect()
+}
+
+/// The run's counts, as the invocation's properties.
+fn invocation_properties(summary: &Summary) -> InvocationProperties {
+    InvocationProperties {
+        summary: SummaryProperties {
+            hosts: summary.hosts,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            notes: summary.notes,
+            waived: summary.waived,
+            expired_waivers: summary.expired_waivers,
+            not_evaluated: summary.not_evaluated,
+            not_applicable: summary.not_applicable,
+            passed: summary.passed,
+            rule_errors: summary.rule_errors,
+            collection_errors: summary.collection_errors,
+            hosts_not_judged: summary.hosts_not_judged,
+            unreachable_allowed: summary.unreachable_allowed,
+            incomplete: summary.incomplete(),
+            baseline: summary.baseline.map(|b| BaselineProperties {
+                new: b.new,
+                unchanged: b.unchanged,
+                absent: b.fixed,
+                not_checked: b.not_checked,
+            }),
+        },
     }
 }
 
