@@ -15,6 +15,7 @@ use spindle::options::{
 };
 use spindle::sources::Source;
 use spindle_core::pack::Selection;
+use spindle_report::diff::DIFF_FORMATS;
 use spindle_report::plan::{PLAN_FORMATS, PlanFormat};
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
@@ -358,11 +359,9 @@ pub struct DiffArgs {
     /// Both sides are checked with the same packs and selection.
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// `text`: per host, new findings, fixed ones, layout changes, then latency; `json`: every
-    /// finding with its fingerprint and every change with its values; `markdown`: for a change
-    /// ticket.
-    #[arg(long, value_enum, default_value_t = DiffFormatArg::Text)]
-    pub format: DiffFormatArg,
+    /// The diff's format: for people, for programs or for a change ticket.
+    #[arg(long, default_value = "text", value_parser = diff_format_values(), long_help = diff_format_help())]
+    pub format: String,
     /// Write the diff to FILE (atomically: a failed run leaves no partial or stale file; - is
     /// stdout).
     #[arg(long, short, value_name = "FILE")]
@@ -376,13 +375,6 @@ pub struct DiffArgs {
     pub jobs: Option<u16>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormatArg {
-    Text,
-    Json,
-    Markdown,
-}
-
 impl From<DiffArgs> for DiffOptions {
     fn from(a: DiffArgs) -> Self {
         DiffOptions {
@@ -392,11 +384,7 @@ impl From<DiffArgs> for DiffOptions {
             packs: a.config.packs,
             discover_config: !a.config.no_config,
             selection: a.config.selection.into(),
-            format: match a.format {
-                DiffFormatArg::Text => DiffFormat::Text,
-                DiffFormatArg::Json => DiffFormat::Json,
-                DiffFormatArg::Markdown => DiffFormat::Markdown,
-            },
+            format: DiffFormat::named(&a.format).expect("clap offers only the registry's diff formats"),
             output: a.output,
             fail_on_new: a.fail_on_new,
             jobs: a.jobs.map(usize::from),
@@ -575,6 +563,16 @@ fn plan_format_values() -> clap::builder::PossibleValuesParser {
 /// `spindle plan --format`'s long help, one line per format from the plan registry.
 fn plan_format_help() -> String {
     registry_help("The plan's format:", PLAN_FORMATS.iter().map(|f| (f.name, f.help)))
+}
+
+/// `spindle diff --format`'s values: the diff registry's formats.
+fn diff_format_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(DiffFormat::offered())
+}
+
+/// `spindle diff --format`'s long help, one line per format from the diff registry.
+fn diff_format_help() -> String {
+    registry_help("The diff's format:", DIFF_FORMATS.iter().map(|f| (f.name, f.help)))
 }
 
 /// A registry's formats as long help: a title, then `- name: help` a line.
