@@ -247,7 +247,7 @@ impl<'r> RuleOutcome<'r> {
             ));
         }
         if !errors.is_empty() && !counting.is_empty() {
-            out.push(format!("findings before the error:\n{}", lines(&counting)));
+            out.push(format!("findings before the error:\n{}", lines(counting)));
         }
         // Not the case's status (it failed or erred first): said here so it is not lost.
         let judged_otherwise = !counting.is_empty() || !errors.is_empty();

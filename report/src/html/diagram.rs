@@ -291,7 +291,7 @@ fn draw_boundaries(svg: &mut String, f: &Frame) {
 /// The partition's start, marked and labelled in bytes (and sectors, when it is on one).
 fn draw_start(svg: &mut String, offset: u64, sector: Option<u64>, p0: f64) {
     let at = match sector {
-        Some(s) if s > 0 && offset % s == 0 => {
+        Some(s) if s > 0 && offset.is_multiple_of(s) => {
             format!("partition start: {} (sector {})", units::bytes(offset), offset / s)
         }
         _ => format!("partition start: {}", units::bytes(offset)),
