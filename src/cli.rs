@@ -15,6 +15,8 @@ use spindle::options::{
 };
 use spindle::sources::Source;
 use spindle_core::pack::Selection;
+use spindle_report::diff::DIFF_FORMATS;
+use spindle_report::plan::{PLAN_FORMATS, PlanFormat};
 
 /// spindle: a linter for SQL Server storage. It reads facts snapshots (partition offsets,
 /// cluster sizes, stripe units, file placement, I/O stalls) and says what is wrong, why it
@@ -357,11 +359,9 @@ pub struct DiffArgs {
     /// Both sides are checked with the same packs and selection.
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// `text`: per host, new findings, fixed ones, layout changes, then latency; `json`: every
-    /// finding with its fingerprint and every change with its values; `markdown`: for a change
-    /// ticket.
-    #[arg(long, value_enum, default_value_t = DiffFormatArg::Text)]
-    pub format: DiffFormatArg,
+    /// The diff's format: for people, for programs or for a change ticket.
+    #[arg(long, default_value = "text", value_parser = diff_format_values(), long_help = diff_format_help())]
+    pub format: String,
     /// Write the diff to FILE (atomically: a failed run leaves no partial or stale file; - is
     /// stdout).
     #[arg(long, short, value_name = "FILE")]
@@ -375,13 +375,6 @@ pub struct DiffArgs {
     pub jobs: Option<u16>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormatArg {
-    Text,
-    Json,
-    Markdown,
-}
-
 impl From<DiffArgs> for DiffOptions {
     fn from(a: DiffArgs) -> Self {
         DiffOptions {
@@ -391,11 +384,7 @@ impl From<DiffArgs> for DiffOptions {
             packs: a.config.packs,
             discover_config: !a.config.no_config,
             selection: a.config.selection.into(),
-            format: match a.format {
-                DiffFormatArg::Text => DiffFormat::Text,
-                DiffFormatArg::Json => DiffFormat::Json,
-                DiffFormatArg::Markdown => DiffFormat::Markdown,
-            },
+            format: DiffFormat::named(&a.format).expect("clap offers only the registry's diff formats"),
             output: a.output,
             fail_on_new: a.fail_on_new,
             jobs: a.jobs.map(usize::from),
@@ -433,10 +422,9 @@ pub struct PlanArgs {
     pub exclude: ExcludeArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// text and markdown: a runbook for people (any number of hosts); ps1 (Windows), sh
-    /// (Linux) and sql (T-SQL for sqlcmd): one host's script, every other step as comments.
-    #[arg(long, value_enum, default_value_t = PlanFormatArg::Text)]
-    pub format: PlanFormatArg,
+    /// The plan's format: a runbook for people, or one host's script.
+    #[arg(long, default_value = "text", value_parser = plan_format_values(), long_help = plan_format_help())]
+    pub format: String,
     /// Write the plan to FILE (atomically) rather than to stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -447,15 +435,6 @@ pub struct PlanArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PlanFormatArg {
-    Text,
-    Markdown,
-    Ps1,
-    Sh,
-    Sql,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PlanSort {
     Steps,
     Gain,
@@ -463,20 +442,13 @@ pub enum PlanSort {
 
 impl From<PlanArgs> for spindle::commands::plan::PlanOptions {
     fn from(a: PlanArgs) -> Self {
-        use spindle_report::plan::PlanFormat as F;
         spindle::commands::plan::PlanOptions {
             inputs: a.inputs,
             exclude: a.exclude.exclude,
             packs: a.config.packs,
             discover_config: !a.config.no_config,
             selection: a.config.selection.into(),
-            format: match a.format {
-                PlanFormatArg::Text => F::Text,
-                PlanFormatArg::Markdown => F::Markdown,
-                PlanFormatArg::Ps1 => F::Ps1,
-                PlanFormatArg::Sh => F::Sh,
-                PlanFormatArg::Sql => F::Sql,
-            },
+            format: PlanFormat::named(&a.format).expect("clap offers only the registry's plan formats"),
             output: a.output,
             by_gain: a.sort == PlanSort::Gain,
         }
@@ -577,9 +549,37 @@ fn format_values() -> clap::builder::PossibleValuesParser {
 
 /// `--format`'s long help, one line per format from the registry.
 fn format_help() -> String {
-    let mut out = String::from("The report's format:\n");
-    for f in spindle_report::formats::FORMATS.iter().filter(|f| f.offered) {
-        out.push_str(&format!("- {}: {}\n", f.name, f.help));
+    registry_help(
+        "The report's format:",
+        spindle_report::formats::FORMATS.iter().filter(|f| f.offered).map(|f| (f.name, f.help)),
+    )
+}
+
+/// `spindle plan --format`'s values: the plan registry's formats.
+fn plan_format_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(PlanFormat::offered())
+}
+
+/// `spindle plan --format`'s long help, one line per format from the plan registry.
+fn plan_format_help() -> String {
+    registry_help("The plan's format:", PLAN_FORMATS.iter().map(|f| (f.name, f.help)))
+}
+
+/// `spindle diff --format`'s values: the diff registry's formats.
+fn diff_format_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(DiffFormat::offered())
+}
+
+/// `spindle diff --format`'s long help, one line per format from the diff registry.
+fn diff_format_help() -> String {
+    registry_help("The diff's format:", DIFF_FORMATS.iter().map(|f| (f.name, f.help)))
+}
+
+/// A registry's formats as long help: a title, then `- name: help` a line.
+fn registry_help<'a>(title: &str, formats: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut out = format!("{title}\n");
+    for (name, help) in formats {
+        out.push_str(&format!("- {name}: {help}\n"));
     }
     out.trim_end().to_string()
 }

@@ -17,7 +17,7 @@ use super::{
     fingerprint, locate_finding, locate_not_applicable, locate_not_evaluated, write_indented,
 };
 use spindle_core::engine::HostReport;
-use spindle_core::finding::Quantity;
+use spindle_core::finding::{Finding, NotApplicable, NotEvaluated, Quantity};
 use spindle_core::gain::Gain;
 use spindle_core::view::{EntityRef, HostView};
 
@@ -561,85 +561,13 @@ impl Render for JsonRender {
         let host = JsonHost {
             host: &report.host,
             sources: view.docs.iter().map(|d| d.path.as_str()).collect(),
-            snapshots: view
-                .docs
-                .iter()
-                .zip(&view.provenance)
-                .map(|(d, p)| JsonSnapshot {
-                    path: &d.path,
-                    collected_at: p.collected_at.as_deref(),
-                    collectors: view.collectors[p.collectors.clone()]
-                        .iter()
-                        .map(|c| JsonCollector { name: &c.name, version: c.version.as_deref() })
-                        .collect(),
-                })
-                .collect(),
+            snapshots: snapshots(view),
             rules_run: report.rules_run,
             not_judged: (!report.not_judged.is_empty()).then(|| report.not_judged.join("; ")),
-            stale_facts: view
-                .stale
-                .iter()
-                .map(|s| JsonStale {
-                    older: &s.older,
-                    older_collected_at: s.older_collected_at.as_deref(),
-                    newer: &s.newer,
-                    newer_collected_at: s.newer_collected_at.as_deref(),
-                    collectors: s.collectors.iter().map(String::as_str).collect(),
-                    sections: s.sections.clone(),
-                    message: s.message(&report.host),
-                })
-                .collect(),
-            findings: report
-                .findings
-                .iter()
-                .map(|f| JsonFinding {
-                    code: &f.code,
-                    rule: &f.rule,
-                    severity: f.severity.as_str(),
-                    message: &f.message,
-                    measured: f.measured.as_deref(),
-                    expected: f.expected.as_deref(),
-                    quantities: JsonQuantities::finding(f.measured_quantity, f.expected_quantity),
-                    entity: JsonEntity::new(&f.entity),
-                    field: f.field.as_deref(),
-                    location: locate_finding(view, f).map(Into::into),
-                    fix: &f.fix,
-                    gain: f.gain.as_ref().map(JsonGain::from),
-                    waived: f.is_waived(),
-                    waiver: f.waiver.as_ref().map(|w| JsonWaiver {
-                        reason: &w.reason,
-                        expires: w.expires.as_deref(),
-                        source: &w.source,
-                        expired: w.expired,
-                    }),
-                    fingerprint: fingerprint(f),
-                    baseline: f.baseline.map(|b| b.as_str()),
-                })
-                .collect(),
-            not_evaluated: report
-                .not_evaluated
-                .iter()
-                .map(|n| JsonNotEvaluated {
-                    code: &n.code,
-                    rule: &n.rule,
-                    entity: n.entity.as_ref().map(JsonEntity::new),
-                    missing: &n.missing,
-                    reason: n.reason.as_deref(),
-                    location: locate_not_evaluated(view, n).map(Into::into),
-                })
-                .collect(),
-            not_applicable: report
-                .not_applicable
-                .iter()
-                .map(|n| JsonNotApplicable {
-                    code: &n.code,
-                    rule: &n.rule,
-                    entity: JsonEntity::new(&n.entity),
-                    field: &n.field,
-                    reason: &n.reason,
-                    location: locate_not_applicable(view, n).map(Into::into),
-                })
-                .collect(),
+            stale_facts: stale_facts(view, &report.host),
+            findings: report.findings.iter().map(|f| finding(view, f)).collect(),
+            not_evaluated: report.not_evaluated.iter().map(|n| not_evaluated(view, n)).collect(),
+            not_applicable: report.not_applicable.iter().map(|n| not_applicable(view, n)).collect(),
             passed: report
                 .passed
                 .iter()
@@ -658,6 +586,86 @@ impl Render for JsonRender {
             io::Result::Ok(())
         })?;
         Ok(out)
+    }
+}
+
+/// The host's snapshot files, each with when and by what it was collected.
+fn snapshots(view: &HostView) -> Vec<JsonSnapshot<'_>> {
+    view.docs
+        .iter()
+        .zip(&view.provenance)
+        .map(|(d, p)| JsonSnapshot {
+            path: &d.path,
+            collected_at: p.collected_at.as_deref(),
+            collectors: view.collectors[p.collectors.clone()]
+                .iter()
+                .map(|c| JsonCollector { name: &c.name, version: c.version.as_deref() })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Snapshots of the host whose facts a newer one overrode.
+fn stale_facts<'a>(view: &'a HostView, host: &str) -> Vec<JsonStale<'a>> {
+    view.stale
+        .iter()
+        .map(|s| JsonStale {
+            older: &s.older,
+            older_collected_at: s.older_collected_at.as_deref(),
+            newer: &s.newer,
+            newer_collected_at: s.newer_collected_at.as_deref(),
+            collectors: s.collectors.iter().map(String::as_str).collect(),
+            sections: s.sections.clone(),
+            message: s.message(host),
+        })
+        .collect()
+}
+
+fn finding<'a>(view: &HostView, f: &'a Finding) -> JsonFinding<'a> {
+    JsonFinding {
+        code: &f.code,
+        rule: &f.rule,
+        severity: f.severity.as_str(),
+        message: &f.message,
+        measured: f.measured.as_deref(),
+        expected: f.expected.as_deref(),
+        quantities: JsonQuantities::finding(f.measured_quantity, f.expected_quantity),
+        entity: JsonEntity::new(&f.entity),
+        field: f.field.as_deref(),
+        location: locate_finding(view, f).map(Into::into),
+        fix: &f.fix,
+        gain: f.gain.as_ref().map(JsonGain::from),
+        waived: f.is_waived(),
+        waiver: f.waiver.as_ref().map(|w| JsonWaiver {
+            reason: &w.reason,
+            expires: w.expires.as_deref(),
+            source: &w.source,
+            expired: w.expired,
+        }),
+        fingerprint: fingerprint(f),
+        baseline: f.baseline.map(|b| b.as_str()),
+    }
+}
+
+fn not_evaluated<'a>(view: &HostView, n: &'a NotEvaluated) -> JsonNotEvaluated<'a> {
+    JsonNotEvaluated {
+        code: &n.code,
+        rule: &n.rule,
+        entity: n.entity.as_ref().map(JsonEntity::new),
+        missing: &n.missing,
+        reason: n.reason.as_deref(),
+        location: locate_not_evaluated(view, n).map(Into::into),
+    }
+}
+
+fn not_applicable<'a>(view: &HostView, n: &'a NotApplicable) -> JsonNotApplicable<'a> {
+    JsonNotApplicable {
+        code: &n.code,
+        rule: &n.rule,
+        entity: JsonEntity::new(&n.entity),
+        field: &n.field,
+        reason: &n.reason,
+        location: locate_not_applicable(view, n).map(Into::into),
     }
 }
 

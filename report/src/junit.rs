@@ -20,6 +20,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_xml::events::Event;
+use quick_xml::{Reader, Writer};
 use spindle_core::engine::HostReport;
 use spindle_core::finding::{BaselineState, Finding, NotEvaluated, RuleError, Severity};
 use spindle_core::untrusted;
@@ -68,13 +70,42 @@ fn serialize_suite(suite: TestSuite) -> io::Result<String> {
     let mut report = Report::unnamed();
     report.add_test_suite(suite);
     let xml = report.to_string().map_err(io::Error::other)?;
-    let open = xml.find("<testsuite ").ok_or_else(|| io::Error::other("quick-junit wrote no <testsuite>"))?;
-    let start = xml[..open].rfind('\n').map_or(0, |n| n + 1);
-    let end = xml
-        .rfind("</testsuites>")
-        .filter(|&e| e >= open)
-        .ok_or_else(|| io::Error::other("no </testsuites>"))?;
-    Ok(xml_chars(Cow::Borrowed(&xml[start..end])).into_owned())
+    let inner = String::from_utf8(suites_inner(&xml)?).map_err(io::Error::other)?;
+    Ok(xml_chars(Cow::Owned(inner)).into_owned())
+}
+
+/// What `<testsuites>` holds from the line of its first `<testsuite>` on, as XML events read back
+/// and written again unchanged: the indentation before the suite, the suite, the line end after.
+fn suites_inner(xml: &str) -> io::Result<Vec<u8>> {
+    let mut reader = Reader::from_str(xml);
+    let mut out = Writer::new(Vec::new());
+    // The whitespace since the last line end, written before the suite when one follows it.
+    let mut indent: Vec<u8> = vec![];
+    let mut copying = false;
+    loop {
+        let event = reader.read_event().map_err(io::Error::other)?;
+        match &event {
+            Event::Eof => return Err(io::Error::other("quick-junit wrote no <testsuite> in <testsuites>")),
+            Event::End(e) if e.name().as_ref() == b"testsuites" => {
+                return if copying { Ok(out.into_inner()) } else { Err(io::Error::other("no <testsuite>")) };
+            }
+            _ if copying => {}
+            Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testsuite" => {
+                out.get_mut().append(&mut indent);
+                copying = true;
+            }
+            Event::Text(t) => {
+                let raw: &[u8] = t;
+                indent = raw.iter().rposition(|&b| b == b'\n').map_or(raw, |n| &raw[n + 1..]).to_vec();
+                continue;
+            }
+            _ => {
+                indent.clear();
+                continue;
+            }
+        }
+        out.write_event(event)?;
+    }
 }
 
 /// Whether a rule error is the rule's: its code, or its plugin's (`acme/*`).
@@ -119,28 +150,47 @@ impl JunitRender {
         code: &str,
         name: &str,
     ) -> TestCase {
+        let outcome = RuleOutcome::of(report, code);
+        let status = outcome.status(view);
+        let out = outcome.system_out(view, &status);
+        let mut case = TestCase::new(format!("{} {}", untrusted::name(code), untrusted::name(name)), status);
+        case.set_classname(host);
+        if !out.is_empty() {
+            case.set_system_out(out.join("\n"));
+        }
+        case
+    }
+}
+
+/// What a host's report says about one rule.
+struct RuleOutcome<'r> {
+    findings: Vec<&'r Finding>,
+    /// The findings not waived: those that fail the case.
+    counting: Vec<&'r Finding>,
+    errors: Vec<&'r RuleError>,
+    not_evaluated: Vec<&'r NotEvaluated>,
+    not_applicable: usize,
+    /// Entities judged and found right.
+    passed: usize,
+}
+
+impl<'r> RuleOutcome<'r> {
+    fn of(report: &'r HostReport, code: &str) -> Self {
         let findings: Vec<&Finding> = report.findings.iter().filter(|f| f.code == code).collect();
-        let counting: Vec<&Finding> = findings.iter().copied().filter(|f| !f.is_waived()).collect();
-        let errors: Vec<&RuleError> = report.errors.iter().filter(|e| error_of(e, code)).collect();
-        let not_evaluated: Vec<&NotEvaluated> =
-            report.not_evaluated.iter().filter(|n| n.code == code).collect();
-        let not_applicable = report.not_applicable.iter().filter(|n| n.code == code).count();
-        let passed = report.passed.iter().filter(|p| p.code == code).map(|p| p.keys.len()).sum::<usize>();
-        // Against a baseline, each finding says whether it is new, as the text report marks it.
-        let lines = |fs: &[&Finding]| -> String {
-            fs.iter()
-                .map(|f| {
-                    let lines = finding_lines(f, &Place::of_finding(view, f));
-                    match f.baseline {
-                        Some(BaselineState::New) => format!("[new] {lines}"),
-                        Some(BaselineState::Unchanged) => format!("[unchanged] {lines}"),
-                        None => lines,
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        let status = if !errors.is_empty() {
+        RuleOutcome {
+            counting: findings.iter().copied().filter(|f| !f.is_waived()).collect(),
+            findings,
+            errors: report.errors.iter().filter(|e| error_of(e, code)).collect(),
+            not_evaluated: report.not_evaluated.iter().filter(|n| n.code == code).collect(),
+            not_applicable: report.not_applicable.iter().filter(|n| n.code == code).count(),
+            passed: report.passed.iter().filter(|p| p.code == code).map(|p| p.keys.len()).sum::<usize>(),
+        }
+    }
+
+    /// The case's status: erred, else failed, else skipped (not evaluated), else passed.
+    fn status(&self, view: &HostView) -> TestCaseStatus {
+        let RuleOutcome { counting, errors, not_evaluated, .. } = self;
+        if !errors.is_empty() {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             let messages: Vec<String> =
                 errors.iter().map(|e| untrusted::message_keeping_lines(&e.message).into_owned()).collect();
@@ -160,7 +210,7 @@ impl JunitRender {
             status
                 .set_message(format!("{message} ({worst} at worst)"))
                 .set_type(worst.as_str())
-                .set_description(lines(&counting));
+                .set_description(finding_lines_marked(view, counting));
             status
         } else if let Some(first) = not_evaluated.first() {
             let mut status = TestCaseStatus::skipped();
@@ -176,7 +226,14 @@ impl JunitRender {
             status
         } else {
             TestCaseStatus::success()
-        };
+        }
+    }
+
+    /// What the case's `<system-out>` says beside its status.
+    fn system_out(&self, view: &HostView, status: &TestCaseStatus) -> Vec<String> {
+        let RuleOutcome { findings, counting, errors, not_evaluated, not_applicable, passed } = self;
+        let (not_applicable, passed) = (*not_applicable, *passed);
+        let lines = |fs: &[&Finding]| finding_lines_marked(view, fs);
         let mut out = vec![];
         if passed > 0 {
             out.push(format!("passed: {} judged and found right", plural(passed, "entity", "entities")));
@@ -190,7 +247,7 @@ impl JunitRender {
             ));
         }
         if !errors.is_empty() && !counting.is_empty() {
-            out.push(format!("findings before the error:\n{}", lines(&counting)));
+            out.push(format!("findings before the error:\n{}", lines(counting)));
         }
         // Not the case's status (it failed or erred first): said here so it is not lost.
         let judged_otherwise = !counting.is_empty() || !errors.is_empty();
@@ -206,13 +263,24 @@ impl JunitRender {
         if out.is_empty() && matches!(status, TestCaseStatus::Success { .. }) {
             out.push("no findings; the rule reported no entity it judged on this host".to_string());
         }
-        let mut case = TestCase::new(format!("{} {}", untrusted::name(code), untrusted::name(name)), status);
-        case.set_classname(host);
-        if !out.is_empty() {
-            case.set_system_out(out.join("\n"));
-        }
-        case
+        out
     }
+}
+
+/// Findings a line each; against a baseline, each says whether it is new, as the text report
+/// marks it.
+fn finding_lines_marked(view: &HostView, fs: &[&Finding]) -> String {
+    fs.iter()
+        .map(|f| {
+            let lines = finding_lines(f, &Place::of_finding(view, f));
+            match f.baseline {
+                Some(BaselineState::New) => format!("[new] {lines}"),
+                Some(BaselineState::Unchanged) => format!("[unchanged] {lines}"),
+                None => lines,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Render for JunitRender {

@@ -12,6 +12,7 @@ mod causes;
 mod checklist;
 mod ci;
 pub mod concise;
+pub mod diff;
 mod emit;
 mod fix;
 pub mod formats;

@@ -13,46 +13,15 @@ use spindle_core::untrusted;
 
 use crate::text::wrap;
 
-/// How a plan is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanFormat {
-    Text,
-    Markdown,
-    /// A PowerShell script (Windows hosts): PowerShell commands, T-SQL through Invoke-Sqlcmd.
-    Ps1,
-    /// A POSIX shell script (Linux hosts): shell commands, T-SQL through sqlcmd.
-    Sh,
-    /// The T-SQL steps alone, for sqlcmd; the others as comments.
-    Sql,
-}
+mod formats;
 
-impl PlanFormat {
-    /// Whether a plan for a host of `os` can be written in this format: a script runs on one
-    /// host's operating system.
-    pub fn fits(self, os: &str) -> bool {
-        match self {
-            PlanFormat::Ps1 => os != "linux",
-            PlanFormat::Sh => os == "linux",
-            _ => true,
-        }
-    }
-
-    pub fn is_script(self) -> bool {
-        matches!(self, PlanFormat::Ps1 | PlanFormat::Sh | PlanFormat::Sql)
-    }
-}
+pub use formats::{PLAN_FORMATS, PlanFormat, PlanFormatSpec};
 
 const WIDTH: usize = 100;
 
 /// Writes `plans` (one per host; a script format takes exactly one).
 pub fn write(plans: &[Plan], format: PlanFormat, version: &str) -> String {
-    match format {
-        PlanFormat::Text => plans.iter().map(text).collect::<Vec<_>>().join("\n"),
-        PlanFormat::Markdown => plans.iter().map(markdown).collect::<Vec<_>>().join("\n"),
-        PlanFormat::Ps1 => plans.first().map(|p| ps1(p, version)).unwrap_or_default(),
-        PlanFormat::Sh => plans.first().map(|p| sh(p, version)).unwrap_or_default(),
-        PlanFormat::Sql => plans.first().map(|p| sql(p, version)).unwrap_or_default(),
-    }
+    (format.spec().render)(plans, version)
 }
 
 /// One line, every character a terminal would act on written as a visible escape.

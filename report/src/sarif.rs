@@ -12,18 +12,20 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::Serialize;
+mod github;
+mod objects;
+mod render;
+mod uri;
+
+pub use github::{GITHUB_MAX_GZIP_BYTES, GITHUB_MAX_RESULTS, GITHUB_SHOWN_RESULTS, github_limit_warnings};
+use objects::*;
+pub(crate) use render::SarifRender;
+pub use uri::artifact_uri;
 
 use super::provenance::{AppliedParam, RunProvenance};
 use super::{
-    FactLocation, HostContext, Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, entity_kind,
-    fingerprint, locate_finding, locate_not_applicable, locate_not_evaluated, serialize_indented,
-    write_indented,
+    Part, Render, Rendered, ReportWriter, RuleInfo, Stage, Summary, serialize_indented, write_indented,
 };
-use spindle_core::engine::HostReport;
-use spindle_core::finding::{AppliedWaiver, Finding, NotApplicable, NotEvaluated, Quantity};
-use spindle_core::gain::Gain;
-use spindle_core::view::HostView;
 
 /// The `$schema` written in every log: the OASIS SARIF 2.1.0 schema (errata 01).
 pub const SARIF_SCHEMA: &str =
@@ -239,670 +241,7 @@ impl<W: Write> SarifWriter<W> {
     }
 }
 
-/// Renders hosts for [`SarifWriter`]: a result per finding, a notification per not-evaluated and
-/// not-applicable entry, rule error and reason the host could not be judged.
-#[derive(Default)]
-pub(crate) struct SarifRender {
-    rule_index: HashMap<String, usize>,
-    /// Set once the log has kept as many not-evaluated notifications as it will: every later
-    /// one is only counted, so it need not be rendered. Hosts are appended in order, so which
-    /// entries are kept does not depend on the order they were rendered in.
-    notifications_full: AtomicBool,
-    waived: Waived,
-    /// Several logs share this renderer (split by host): one log's limit is not the others', so
-    /// none sets `notifications_full`.
-    shared: bool,
-}
-
-impl SarifRender {
-    /// A renderer for several logs (split by host) whose rule tables differ: results and
-    /// notifications name rules by id alone (no `ruleIndex`).
-    pub(crate) fn shared(waived: Waived) -> SarifRender {
-        SarifRender { waived, shared: true, ..SarifRender::default() }
-    }
-
-    fn rule_ref<'a>(&self, code: &'a str) -> RuleRef<'a> {
-        RuleRef { id: code, index: self.rule_index.get(code).copied() }
-    }
-}
-
-impl Render for SarifRender {
-    fn render_in(&self, view: &HostView, report: &HostReport, _: &HostContext) -> io::Result<Rendered> {
-        let mut out = Rendered::new();
-        if self.shared {
-            // Which log the host goes to, and which rules that log lists.
-            out.set_host(report);
-        }
-        let host = report.host.as_str();
-        // Rendered even past the log's limit (append counts those): a host has a file or two.
-        for (doc, p) in view.docs.iter().zip(&view.provenance) {
-            let artifact = Artifact {
-                location: ArtifactLocation { uri: artifact_uri(&doc.path) },
-                roles: ["analysisTarget"],
-                properties: ArtifactProperties {
-                    host,
-                    collected_at: p.collected_at.as_deref(),
-                    collectors: view.collectors[p.collectors.clone()]
-                        .iter()
-                        .map(|c| CollectorInfo { name: &c.name, version: c.version.as_deref() })
-                        .collect(),
-                },
-            };
-            out.part(Part::Snapshot, |buf| serialize_indented(buf, &artifact, "        "))?;
-        }
-        // Hosts spindle could not judge come first in the log's notifications of the host: they
-        // are what a reader must see before trusting that it has no results.
-        for why in &report.not_judged {
-            let note = Notification::about_host(
-                "error",
-                format!("{host}: spindle could not judge this host: {why}."),
-                HOST_NOT_JUDGED,
-                host,
-            )
-            .because(why);
-            out.part(Part::NotJudged, |buf| serialize_indented(buf, &note, "            "))?;
-        }
-        for stale in &view.stale {
-            let note =
-                Notification::about_host("warning", format!("{}.", stale.message(host)), STALE_FACTS, host);
-            out.part(Part::Warning, |buf| serialize_indented(buf, &note, "            "))?;
-        }
-        for f in &report.findings {
-            let waiver = f.waiver.as_ref();
-            let waived = waiver.filter(|w| !w.expired);
-            let as_note = waived.is_some() && self.waived == Waived::Note;
-            if waived.is_some() && self.waived == Waived::Omit {
-                continue;
-            }
-            let loc = locate_finding(view, f);
-            let mut text = result_message(f);
-            if let Some(w) = waived.filter(|_| as_note) {
-                text.push_str(&waiver_message(f, w));
-            }
-            let result = SarifResult {
-                rule_id: &f.code,
-                rule_index: self.rule_index.get(&f.code).copied(),
-                level: if as_note { "note" } else { f.severity.as_str() },
-                message: OwnedText { text },
-                locations: [Location {
-                    physical_location: physical(loc.as_ref(), view, host),
-                    logical_locations: vec![LogicalLocation {
-                        fully_qualified_name: &f.entity.key,
-                        name: &f.entity.label,
-                        kind: "resource",
-                        properties: LogicalProperties { spindle_kind: entity_kind(&f.entity) },
-                    }],
-                }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
-                baseline_state: f.baseline.map(|b| b.as_str()),
-                suppressions: waiver
-                    .filter(|w| !w.expired)
-                    .map(|w| Suppression {
-                        kind: "external",
-                        status: "accepted",
-                        justification: &w.reason,
-                        properties: WaiverProperties {
-                            source: &w.source,
-                            expires: w.expires.as_deref(),
-                            expired: false,
-                        },
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: ResultProperties {
-                    host,
-                    entity: &f.entity.key,
-                    severity: as_note.then(|| f.severity.as_str()),
-                    pointer: loc.map(|l| l.pointer),
-                    measured: f.measured.as_deref(),
-                    expected: f.expected.as_deref(),
-                    quantities: Quantities { measured: f.measured_quantity, expected: f.expected_quantity },
-                    gain: f.gain.as_ref().map(GainInfo::from),
-                    waiver: waiver.map(|w| WaiverInfo {
-                        reason: &w.reason,
-                        source: &w.source,
-                        expires: w.expires.as_deref(),
-                        expired: w.expired,
-                    }),
-                },
-            };
-            out.part(Part::Result, |buf| serialize_indented(buf, &result, "        "))?;
-        }
-        for n in &report.not_evaluated {
-            if self.notifications_full.load(Ordering::Relaxed) {
-                // Only counted (see `notifications_full`).
-                out.part(Part::NotEvaluated, |_| io::Result::Ok(()))?;
-                continue;
-            }
-            let loc = locate_not_evaluated(view, n);
-            let note = Notification {
-                level: "note",
-                message: OwnedText { text: not_evaluated_message(host, n) },
-                descriptor: DescriptorRef { id: NOT_EVALUATED.0, index: NOT_EVALUATED.1 },
-                associated_rule: Some(self.rule_ref(&n.code)),
-                locations: loc
-                    .map(|l| Location {
-                        physical_location: physical(Some(&l), view, host),
-                        logical_locations: n
-                            .entity
-                            .iter()
-                            .map(|e| LogicalLocation {
-                                fully_qualified_name: &e.key,
-                                name: &e.label,
-                                kind: "resource",
-                                properties: LogicalProperties { spindle_kind: entity_kind(e) },
-                            })
-                            .collect(),
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: Some(NotificationProperties {
-                    host,
-                    entity: n.entity.as_ref().map(|e| e.key.as_str()),
-                    missing: Some(&n.missing),
-                    reason: n.reason.as_deref(),
-                    field: None,
-                }),
-            };
-            out.part(Part::NotEvaluated, |buf| serialize_indented(buf, &note, "            "))?;
-        }
-        for n in &report.not_applicable {
-            if self.notifications_full.load(Ordering::Relaxed) {
-                out.part(Part::NotApplicable, |_| io::Result::Ok(()))?;
-                continue;
-            }
-            let loc = locate_not_applicable(view, n);
-            let e = &n.entity;
-            let note = Notification {
-                level: "note",
-                message: OwnedText { text: not_applicable_message(host, n) },
-                descriptor: DescriptorRef { id: NOT_APPLICABLE.0, index: NOT_APPLICABLE.1 },
-                associated_rule: Some(self.rule_ref(&n.code)),
-                locations: loc
-                    .map(|l| Location {
-                        physical_location: physical(Some(&l), view, host),
-                        logical_locations: vec![LogicalLocation {
-                            fully_qualified_name: &e.key,
-                            name: &e.label,
-                            kind: "resource",
-                            properties: LogicalProperties { spindle_kind: entity_kind(e) },
-                        }],
-                    })
-                    .into_iter()
-                    .collect(),
-                properties: Some(NotificationProperties {
-                    host,
-                    entity: Some(&e.key),
-                    missing: None,
-                    reason: Some(&n.reason),
-                    field: Some(&n.field),
-                }),
-            };
-            out.part(Part::NotApplicable, |buf| serialize_indented(buf, &note, "            "))?;
-        }
-        for e in &report.errors {
-            let note = Notification {
-                associated_rule: Some(self.rule_ref(&e.code)),
-                ..Notification::about_host(
-                    "error",
-                    format!("{} failed on {host}: {}", e.code, e.message),
-                    RULE_ERROR,
-                    host,
-                )
-            };
-            out.part(Part::RuleError, |buf| serialize_indented(buf, &note, "            "))?;
-        }
-        Ok(out)
-    }
-}
-
-// ---- The SARIF objects spindle writes (field order is output order). ----
-
-#[derive(Serialize)]
-struct Text<'a> {
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RuleDescriptor<'a> {
-    id: &'a str,
-    name: &'a str,
-    short_description: Text<'a>,
-    full_description: Text<'a>,
-    /// The rule's first public reference, when its docs list one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    help_uri: Option<&'a str>,
-    help: Help<'a>,
-    default_configuration: Configuration,
-    properties: RuleProperties<'a>,
-}
-
-#[derive(Serialize)]
-struct Help<'a> {
-    text: &'a str,
-    markdown: &'a str,
-}
-
-#[derive(Serialize)]
-struct Configuration {
-    level: &'static str,
-}
-
-#[derive(Serialize)]
-struct RuleProperties<'a> {
-    tags: [&'a str; 1],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct NotificationDescriptor {
-    id: &'static str,
-    short_description: Text<'static>,
-    /// GitHub's validation asks every descriptor, notifications' too, for a full description and
-    /// help (Multitool rule GH2012).
-    full_description: Text<'static>,
-    help: Help<'static>,
-    default_configuration: Configuration,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SarifResult<'a> {
-    rule_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule_index: Option<usize>,
-    level: &'static str,
-    message: OwnedText,
-    locations: [Location<'a>; 1],
-    partial_fingerprints: Fingerprints,
-    /// `new` or `unchanged`, with `--baseline` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    baseline_state: Option<&'static str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    suppressions: Vec<Suppression<'a>>,
-    properties: ResultProperties<'a>,
-}
-
-#[derive(Serialize)]
-struct OwnedText {
-    text: String,
-}
-
-#[derive(Serialize)]
-struct Fingerprints {
-    #[serde(rename = "spindle/v1")]
-    v1: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Location<'a> {
-    physical_location: PhysicalLocation,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    logical_locations: Vec<LogicalLocation<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PhysicalLocation {
-    artifact_location: ArtifactLocation,
-    region: Region,
-}
-
-#[derive(Serialize)]
-struct ArtifactLocation {
-    uri: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Region {
-    start_line: usize,
-    start_column: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_column: Option<usize>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LogicalLocation<'a> {
-    fully_qualified_name: &'a str,
-    name: &'a str,
-    kind: &'static str,
-    properties: LogicalProperties,
-}
-
-#[derive(Serialize)]
-struct LogicalProperties {
-    /// spindle's own entity kind (`partition`, `file`, ...); SARIF's `kind` is `resource`.
-    #[serde(rename = "spindleKind")]
-    spindle_kind: &'static str,
-}
-
-#[derive(Serialize)]
-struct Suppression<'a> {
-    kind: &'static str,
-    status: &'static str,
-    justification: &'a str,
-    properties: WaiverProperties<'a>,
-}
-
-#[derive(Serialize)]
-struct WaiverProperties<'a> {
-    source: &'a str,
-    expires: Option<&'a str>,
-    expired: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ResultProperties<'a> {
-    host: &'a str,
-    entity: &'a str,
-    /// The rule's severity, when a waiver lowered the result's level to `note`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    severity: Option<&'static str>,
-    pointer: Option<String>,
-    measured: Option<&'a str>,
-    expected: Option<&'a str>,
-    /// `measuredBytes`, `expectedMs`, ...: the numbers behind `measured` and `expected`.
-    #[serde(flatten)]
-    quantities: Quantities,
-    /// What fixing it is expected to gain, where a public measurement supports an estimate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gain: Option<GainInfo<'a>>,
-    /// Present for every waiver, expired or not (an expired one has no suppression).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    waiver: Option<WaiverInfo<'a>>,
-}
-
-/// An expected gain as a result property: the range in percent (both ends positive, `better`
-/// says which way), the value after the fix (`afterLowMs`, `afterHighMs`) when the evidence
-/// gives one, and the public measurement.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct GainInfo<'a> {
-    metric: &'a str,
-    better: &'static str,
-    low_percent: serde_json::Value,
-    high_percent: serde_json::Value,
-    #[serde(flatten)]
-    after: After,
-    assumptions: &'a str,
-    evidence: &'a str,
-    url: &'a str,
-}
-
-impl<'a> From<&'a Gain> for GainInfo<'a> {
-    fn from(g: &'a Gain) -> Self {
-        GainInfo {
-            metric: &g.metric,
-            better: g.better.as_str(),
-            low_percent: super::emit::number_value(g.low_percent),
-            high_percent: super::emit::number_value(g.high_percent),
-            after: After(g.after),
-            assumptions: &g.assumptions,
-            evidence: &g.evidence,
-            url: &g.url,
-        }
-    }
-}
-
-struct After(Option<(Quantity, Quantity)>);
-
-impl Serialize for After {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(None)?;
-        if let Some((low, high)) = self.0 {
-            for (role, q) in [("afterLow", low), ("afterHigh", high)] {
-                m.serialize_entry(&format!("{role}{}", unit_suffix(q)), &super::emit::number_value(q.value))?;
-            }
-        }
-        m.end()
-    }
-}
-
-fn unit_suffix(q: Quantity) -> &'static str {
-    use spindle_core::finding::Unit::*;
-    match q.unit {
-        Bytes => "Bytes",
-        Ms => "Ms",
-        Percent => "Percent",
-        Count => "Count",
-    }
-}
-
-/// A finding's numbers as result properties, the unit in the name (`measuredBytes: 32256`).
-struct Quantities {
-    measured: Option<Quantity>,
-    expected: Option<Quantity>,
-}
-
-impl Serialize for Quantities {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(None)?;
-        for (role, q) in [("measured", self.measured), ("expected", self.expected)] {
-            let Some(q) = q else { continue };
-            m.serialize_entry(&format!("{role}{}", unit_suffix(q)), &super::emit::number_value(q.value))?;
-        }
-        m.end()
-    }
-}
-
-#[derive(Serialize)]
-struct Artifact<'a> {
-    location: ArtifactLocation,
-    roles: [&'static str; 1],
-    properties: ArtifactProperties<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactProperties<'a> {
-    host: &'a str,
-    /// The snapshot's `collected_at` as written: not `lastModifiedTimeUtc`, which is the file's.
-    collected_at: Option<&'a str>,
-    collectors: Vec<CollectorInfo<'a>>,
-}
-
-#[derive(Serialize)]
-struct CollectorInfo<'a> {
-    name: &'a str,
-    version: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ConfigurationOverride<'a> {
-    descriptor: RuleRef<'a>,
-    configuration: OverrideConfiguration,
-    properties: OverrideProperties<'a>,
-}
-
-#[derive(Serialize)]
-struct OverrideConfiguration {
-    parameters: serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OverrideProperties<'a> {
-    /// The rule's declared defaults, by parameter.
-    defaults: serde_json::Map<String, serde_json::Value>,
-    /// The pack that set each parameter that is not its default.
-    set_by: std::collections::BTreeMap<&'a str, &'a str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RunProperties<'a> {
-    /// The pack files applied, in order.
-    packs: &'a [String],
-    /// Snapshot files left out of `artifacts` past the log's limit.
-    #[serde(skip_serializing_if = "is_zero")]
-    artifacts_omitted: usize,
-    /// What the log did with waived findings: `keep`, `note` or `omit`.
-    waived: &'static str,
-    /// With `omit`: the waived findings left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    waived_omitted: Option<usize>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-#[derive(Serialize)]
-struct WaiverInfo<'a> {
-    reason: &'a str,
-    source: &'a str,
-    expires: Option<&'a str>,
-    expired: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Notification<'a> {
-    level: &'static str,
-    message: OwnedText,
-    descriptor: DescriptorRef,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    associated_rule: Option<RuleRef<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    locations: Vec<Location<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    properties: Option<NotificationProperties<'a>>,
-}
-
-impl<'a> Notification<'a> {
-    /// A notification about a whole host: no rule, no entity, no location.
-    fn about_host(
-        level: &'static str,
-        text: String,
-        (id, index): (&'static str, usize),
-        host: &'a str,
-    ) -> Self {
-        Notification {
-            level,
-            message: OwnedText { text },
-            descriptor: DescriptorRef { id, index },
-            associated_rule: None,
-            locations: vec![],
-            properties: Some(NotificationProperties {
-                host,
-                entity: None,
-                missing: None,
-                reason: None,
-                field: None,
-            }),
-        }
-    }
-
-    fn because(mut self, reason: &'a str) -> Self {
-        if let Some(p) = self.properties.as_mut() {
-            p.reason = Some(reason);
-        }
-        self
-    }
-}
-
-#[derive(Serialize)]
-struct DescriptorRef {
-    id: &'static str,
-    index: usize,
-}
-
-#[derive(Serialize)]
-struct RuleRef<'a> {
-    id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    index: Option<usize>,
-}
-
-#[derive(Serialize)]
-struct NotificationProperties<'a> {
-    host: &'a str,
-    entity: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    missing: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct InvocationProperties {
-    summary: SummaryProperties,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SummaryProperties {
-    hosts: usize,
-    errors: usize,
-    warnings: usize,
-    notes: usize,
-    waived: usize,
-    expired_waivers: usize,
-    not_evaluated: usize,
-    not_applicable: usize,
-    passed: usize,
-    rule_errors: usize,
-    collection_errors: usize,
-    hosts_not_judged: usize,
-    unreachable_allowed: bool,
-    incomplete: bool,
-    /// With `--baseline` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<BaselineProperties>,
-}
-
-/// The run against its baseline. The baseline's findings not found again are counted here, not
-/// written as `absent` results: the baseline keeps their fingerprints only (no message, no
-/// location to give a result), and GitHub, which ignores `baselineState`, would open an alert
-/// for each.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BaselineProperties {
-    new: usize,
-    unchanged: usize,
-    /// Fixed: looked for and not found.
-    absent: usize,
-    /// Not looked for (their host not in the run, or their rule not run on it): SARIF's
-    /// `baselineState` has no word for it, so they are only counted.
-    not_checked: usize,
-}
-
 // ---- Building them. ----
-
-fn physical(loc: Option<&FactLocation>, view: &HostView, host: &str) -> PhysicalLocation {
-    match loc {
-        Some(l) => PhysicalLocation {
-            artifact_location: ArtifactLocation { uri: artifact_uri(&l.path) },
-            region: Region {
-                start_line: l.start.0,
-                start_column: l.start.1,
-                end_line: Some(l.end.0),
-                end_column: Some(l.end.1),
-            },
-        },
-        None => PhysicalLocation {
-            // Line 1 of the first snapshot file; a host always has one, but never write a result
-            // without a location.
-            artifact_location: ArtifactLocation {
-                uri: artifact_uri(view.docs.first().map_or(host, |d| d.path.as_str())),
-            },
-            region: Region { start_line: 1, start_column: 1, end_line: None, end_column: None },
-        },
-    }
-}
 
 /// Where a rule's descriptor sits in `tool.driver.rules`.
 const RULE_INDENT: &str = "            ";
@@ -1021,49 +360,6 @@ fn notification_descriptors() -> Vec<NotificationDescriptor> {
         .collect()
 }
 
-fn result_message(f: &Finding) -> String {
-    let mut text = if f.entity.label.is_empty() {
-        f.message.clone()
-    } else {
-        format!("{}: {}", f.entity.label, f.message)
-    };
-    match (&f.measured, &f.expected) {
-        (Some(m), Some(e)) => text.push_str(&format!("\nMeasured: {m}; expected: {e}.")),
-        (Some(m), None) => text.push_str(&format!("\nMeasured: {m}.")),
-        (None, Some(e)) => text.push_str(&format!("\nExpected: {e}.")),
-        (None, None) => {}
-    }
-    if !f.fix.trim().is_empty() {
-        text.push_str("\nFix: ");
-        text.push_str(f.fix.trim());
-    }
-    text
-}
-
-/// What a result lowered to a note by its waiver says of it: GitHub shows the message, not the
-/// suppression.
-fn waiver_message(f: &Finding, w: &AppliedWaiver) -> String {
-    let until = w.expires.as_deref().map(|d| format!(" until {d}")).unwrap_or_default();
-    format!("\nWaived{until} by {} (severity {}): {}", w.source, f.severity.as_str(), w.reason)
-}
-
-fn not_evaluated_message(host: &str, n: &NotEvaluated) -> String {
-    let at = n.entity.as_ref().map_or(host, |e| if e.label.is_empty() { &e.key } else { &e.label });
-    let mut text = format!("{} ({}) not evaluated for {at}: {} is missing", n.code, n.rule, n.missing);
-    if let Some(r) = &n.reason {
-        text.push_str(&format!(" ({r})"));
-    }
-    text.push('.');
-    text
-}
-
-fn not_applicable_message(host: &str, n: &NotApplicable) -> String {
-    let e = &n.entity;
-    let at = if e.label.is_empty() { e.key.as_str() } else { e.label.as_str() };
-    let at = if at.is_empty() { host } else { at };
-    format!("{} ({}) not applicable to {at}: {} ({}).", n.code, n.rule, n.field, n.reason)
-}
-
 impl<W: Write> ReportWriter for SarifWriter<W> {
     fn provenance(&mut self, run: &RunProvenance) {
         self.run = run.clone();
@@ -1148,6 +444,24 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.stage.expect(Stage::Begun, "finish")?;
         self.stage = Stage::Finished;
+        self.note_omitted()?;
+        let close: &[u8] = if self.results == 0 { b"]" } else { b"\n      ]" };
+        self.out.write_all(close)?;
+        self.write_invocations(summary)?;
+        self.write_artifacts_and_run(summary)?;
+        self.out.flush()?;
+        if let Some(warn) = self.on_limits.as_mut() {
+            for w in github_limit_warnings(self.results, self.out.bytes) {
+                warn(w);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> SarifWriter<W> {
+    /// The one notification that says how many entries the log left out, when it left any.
+    fn note_omitted(&mut self) -> io::Result<()> {
         if self.not_evaluated_omitted > 0 {
             let note = Notification {
                 level: "note",
@@ -1165,9 +479,14 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             };
             self.push_notification(&note)?;
         }
+        Ok(())
+    }
+
+    /// The run's one invocation: whether it succeeded, its rules' settings, its notifications
+    /// and its counts.
+    fn write_invocations(&mut self, summary: &Summary) -> io::Result<()> {
+        let overrides = overrides(&self.run, &self.render);
         let out = &mut self.out;
-        let close: &[u8] = if self.results == 0 { b"]" } else { b"\n      ]" };
-        out.write_all(close)?;
         write!(
             out,
             ",\n      \"invocations\": [\n        {{\n          \"executionSuccessful\": {}",
@@ -1178,30 +497,6 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             serde_json::to_writer(&mut *out, &self.run.started_at).map_err(io::Error::other)?;
         }
         out.write_all(b",\n          \"ruleConfigurationOverrides\": ")?;
-        let overrides: Vec<ConfigurationOverride<'_>> = self
-            .run
-            .rules
-            .iter()
-            .map(|r| {
-                let each = |value: fn(&AppliedParam) -> serde_json::Value| {
-                    r.params.iter().map(|p| (p.name.clone(), value(p))).collect()
-                };
-                ConfigurationOverride {
-                    descriptor: self.render.rule_ref(&r.code),
-                    configuration: OverrideConfiguration {
-                        parameters: each(|p| AppliedParam::json(&p.value)),
-                    },
-                    properties: OverrideProperties {
-                        defaults: each(|p| AppliedParam::json(&p.default)),
-                        set_by: r
-                            .params
-                            .iter()
-                            .filter_map(|p| Some((p.name.as_str(), p.set_by.as_deref()?)))
-                            .collect(),
-                    },
-                }
-            })
-            .collect();
         write_indented(out, &overrides, "          ")?;
         out.write_all(b",\n          \"toolExecutionNotifications\": [")?;
         let notes = std::mem::take(&mut self.notifications);
@@ -1210,32 +505,14 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             out.write_all(b"\n          ")?;
         }
         out.write_all(b"],\n          \"properties\": ")?;
-        let props = InvocationProperties {
-            summary: SummaryProperties {
-                hosts: summary.hosts,
-                errors: summary.errors,
-                warnings: summary.warnings,
-                notes: summary.notes,
-                waived: summary.waived,
-                expired_waivers: summary.expired_waivers,
-                not_evaluated: summary.not_evaluated,
-                not_applicable: summary.not_applicable,
-                passed: summary.passed,
-                rule_errors: summary.rule_errors,
-                collection_errors: summary.collection_errors,
-                hosts_not_judged: summary.hosts_not_judged,
-                unreachable_allowed: summary.unreachable_allowed,
-                incomplete: summary.incomplete(),
-                baseline: summary.baseline.map(|b| BaselineProperties {
-                    new: b.new,
-                    unchanged: b.unchanged,
-                    absent: b.fixed,
-                    not_checked: b.not_checked,
-                }),
-            },
-        };
-        write_indented(out, &props, "          ")?;
-        out.write_all(b"\n        }\n      ],\n      \"artifacts\": [")?;
+        write_indented(out, &invocation_properties(summary), "          ")?;
+        out.write_all(b"\n        }\n      ]")
+    }
+
+    /// The snapshot files the log kept, then the run's own properties, and the log's end.
+    fn write_artifacts_and_run(&mut self, summary: &Summary) -> io::Result<()> {
+        let out = &mut self.out;
+        out.write_all(b",\n      \"artifacts\": [")?;
         let artifacts = std::mem::take(&mut self.artifacts);
         if let Some(artifacts) = artifacts.strip_suffix(b",") {
             out.write_all(artifacts)?;
@@ -1249,103 +526,60 @@ impl<W: Write> ReportWriter for SarifWriter<W> {
             waived_omitted: if self.waived == Waived::Omit { Some(summary.waived) } else { None },
         };
         write_indented(out, &run, "      ")?;
-        out.write_all(b"\n    }\n  ]\n}\n")?;
-        out.flush()?;
-        if let Some(warn) = self.on_limits.as_mut() {
-            for w in github_limit_warnings(self.results, self.out.bytes) {
-                warn(w);
+        out.write_all(b"\n    }\n  ]\n}\n")
+    }
+}
+
+/// The rules' parameters as the run applied them, against their defaults.
+fn overrides<'a>(run: &'a RunProvenance, render: &'a SarifRender) -> Vec<ConfigurationOverride<'a>> {
+    run.rules
+        .iter()
+        .map(|r| {
+            let each = |value: fn(&AppliedParam) -> serde_json::Value| {
+                r.params.iter().map(|p| (p.name.clone(), value(p))).collect()
+            };
+            ConfigurationOverride {
+                descriptor: render.rule_ref(&r.code),
+                configuration: OverrideConfiguration { parameters: each(|p| AppliedParam::json(&p.value)) },
+                properties: OverrideProperties {
+                    defaults: each(|p| AppliedParam::json(&p.default)),
+                    set_by: r
+                        .params
+                        .iter()
+                        .filter_map(|p| Some((p.name.as_str(), p.set_by.as_deref()?)))
+                        .collect(),
+                },
             }
-        }
-        Ok(())
-    }
+        })
+        .collect()
 }
 
-/// GitHub code scanning rejects a run of more than this many results.
-pub const GITHUB_MAX_RESULTS: usize = 25_000;
-/// ... and shows only this many of a run's results, the most severe first.
-pub const GITHUB_SHOWN_RESULTS: usize = 5_000;
-/// ... and rejects a file of more than this many bytes once gzipped.
-pub const GITHUB_MAX_GZIP_BYTES: u64 = 10 * 1000 * 1000;
-/// How much smaller gzip makes a spindle log, at the least: measured on generated fleets
-/// (docs/report-sarif.md), logs shrink about 14 times; the estimate takes 10 so that it warns
-/// early rather than late.
-const GZIP_RATIO_AT_LEAST: u64 = 10;
-
-/// What a finished log of `results` results and `bytes` bytes should warn about before it is
-/// uploaded to GitHub code scanning: a run past 80 % of the results it accepts, past the
-/// results it shows, or large enough that gzip may not bring it under the size it accepts.
-pub fn github_limit_warnings(results: usize, bytes: u64) -> Vec<String> {
-    use spindle_core::units::thousands;
-    let mut out = vec![];
-    let advice = "split it (--split-by host DIR) or check fewer hosts per run";
-    if results > GITHUB_MAX_RESULTS {
-        out.push(format!(
-            "the SARIF run has {} results: GitHub code scanning rejects a run of more than {}; {advice}",
-            thousands(results as u64),
-            thousands(GITHUB_MAX_RESULTS as u64)
-        ));
-    } else if results > GITHUB_MAX_RESULTS / 5 * 4 {
-        out.push(format!(
-            "the SARIF run has {} results, near GitHub code scanning's limit of {} a run; {advice}",
-            thousands(results as u64),
-            thousands(GITHUB_MAX_RESULTS as u64)
-        ));
-    } else if results > GITHUB_SHOWN_RESULTS {
-        out.push(format!(
-            "the SARIF run has {} results: GitHub code scanning shows only the {} most severe; {advice}",
-            thousands(results as u64),
-            thousands(GITHUB_SHOWN_RESULTS as u64)
-        ));
+/// The run's counts, as the invocation's properties.
+fn invocation_properties(summary: &Summary) -> InvocationProperties {
+    InvocationProperties {
+        summary: SummaryProperties {
+            hosts: summary.hosts,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            notes: summary.notes,
+            waived: summary.waived,
+            expired_waivers: summary.expired_waivers,
+            not_evaluated: summary.not_evaluated,
+            not_applicable: summary.not_applicable,
+            passed: summary.passed,
+            rule_errors: summary.rule_errors,
+            collection_errors: summary.collection_errors,
+            hosts_not_judged: summary.hosts_not_judged,
+            unreachable_allowed: summary.unreachable_allowed,
+            incomplete: summary.incomplete(),
+            baseline: summary.baseline.map(|b| BaselineProperties {
+                new: b.new,
+                unchanged: b.unchanged,
+                absent: b.fixed,
+                not_checked: b.not_checked,
+            }),
+        },
     }
-    // The limit is on the gzipped upload; past 80 % of it, at the worst ratio, warn.
-    if bytes > GITHUB_MAX_GZIP_BYTES * GZIP_RATIO_AT_LEAST / 5 * 4 {
-        out.push(format!(
-            "the SARIF log is {} bytes: gzipped it may exceed the {} bytes GitHub code scanning \
-             accepts; {advice}",
-            thousands(bytes),
-            thousands(GITHUB_MAX_GZIP_BYTES)
-        ));
-    }
-    out
-}
-
-/// A snapshot path as a SARIF artifact URI: `\` becomes `/`; a relative path stays relative (a
-/// leading `./` dropped), an absolute one becomes a `file://` URI; every byte but unreserved
-/// characters and `/` is percent-encoded (`my snapshots/a.json` → `my%20snapshots/a.json`).
-pub fn artifact_uri(path: &str) -> String {
-    let p = path.replace('\\', "/");
-    let b = p.as_bytes();
-    let is_drive =
-        b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b.get(2).is_none_or(|&c| c == b'/');
-    let (prefix, rest) = if is_drive {
-        // `C:/x` → `file:///C:/x`.
-        (format!("file:///{}:", b[0] as char), &p[2..])
-    } else if let Some(unc) = p.strip_prefix("//") {
-        // `\\server\share\x` → `file://server/share/x`.
-        let (host, rest) = unc.split_once('/').map_or((unc, ""), |(h, r)| (h, r));
-        (format!("file://{}/", encode(host)), rest)
-    } else if p.starts_with('/') {
-        ("file://".to_string(), p.as_str())
-    } else {
-        let mut rel = p.as_str();
-        while let Some(r) = rel.strip_prefix("./") {
-            rel = r;
-        }
-        (String::new(), rel)
-    };
-    prefix + &encode(rest)
-}
-
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

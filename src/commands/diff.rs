@@ -11,12 +11,10 @@
 mod findings;
 mod io;
 mod layout;
-mod render;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use spindle_core::date::Date;
 use spindle_core::engine::HostReport;
 use spindle_core::pack::Selection;
@@ -28,9 +26,10 @@ use crate::options::Exit;
 use crate::output::Output;
 use crate::sources::{Snapshots, Source};
 
-pub use findings::{FindingDiff, FindingEntry};
-pub use io::{FileIo, IoSide, Metric, WindowKind};
-pub use layout::{Change, ChangeKind};
+pub use spindle_report::diff::{
+    Change, ChangeKind, Diff, DiffFormat, DiffSummary, FileIo, FindingDiff, FindingEntry, HostDiff, IoSide,
+    JSON_VERSION, Metric, Presence, SideInfo, WindowKind,
+};
 
 /// `spindle diff`: the two sides, the packs that judge both, and where the diff goes.
 #[derive(Debug, Clone)]
@@ -65,102 +64,12 @@ impl Default for DiffOptions {
             packs: vec![],
             discover_config: false,
             selection: Selection::default(),
-            format: DiffFormat::Text,
+            format: DiffFormat::named("text").expect("the diff registry has text"),
             output: None,
             fail_on_new: false,
             jobs: None,
         }
     }
-}
-
-/// How the diff is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DiffFormat {
-    /// For people: per host, new findings, fixed ones, layout changes, then latency.
-    Text,
-    /// For programs: every finding with its fingerprint, every change with its values.
-    Json,
-    /// For a change ticket: the text's order, as Markdown.
-    Markdown,
-}
-
-/// The version of the JSON document's layout, its `spindle_diff` key.
-pub const JSON_VERSION: u32 = 1;
-
-/// A whole diff: both sides, every host, and the counts.
-#[derive(Debug, Clone, Serialize)]
-pub struct Diff {
-    pub spindle_diff: u32,
-    /// The spindle that wrote it.
-    pub version: &'static str,
-    pub before: String,
-    pub after: String,
-    /// The packs both sides were checked with, in the order applied.
-    pub packs: Vec<String>,
-    pub summary: DiffSummary,
-    pub hosts: Vec<HostDiff>,
-}
-
-/// The counts of a diff, over every host.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct DiffSummary {
-    /// Hosts on both sides.
-    pub hosts_compared: usize,
-    /// Hosts only AFTER has.
-    pub hosts_added: usize,
-    /// Hosts only BEFORE has.
-    pub hosts_removed: usize,
-    /// Findings only AFTER has (those of added hosts too).
-    pub new: usize,
-    /// Of `new`: those not waived, which `--fail-on-new` fails on.
-    pub new_unwaived: usize,
-    /// Findings BEFORE had that AFTER's check ran the rule for and no longer found.
-    pub fixed: usize,
-    pub unchanged: usize,
-    /// Findings BEFORE had whose rule AFTER could not evaluate: neither fixed nor still there.
-    pub not_evaluated_after: usize,
-    pub layout_changes: usize,
-    /// Files whose latency could be compared (both sides' counters of one kind).
-    pub files_compared: usize,
-    pub warnings: usize,
-}
-
-/// Whether a host is on both sides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Presence {
-    Both,
-    /// Only in AFTER.
-    Added,
-    /// Only in BEFORE.
-    Removed,
-}
-
-/// One side of a host: its files and when they were collected.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SideInfo {
-    pub snapshots: Vec<String>,
-    pub collected_at: Vec<String>,
-}
-
-/// What changed on one host.
-#[derive(Debug, Clone, Serialize)]
-pub struct HostDiff {
-    pub host: String,
-    pub presence: Presence,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<SideInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<SideInfo>,
-    pub findings: FindingDiff,
-    pub layout: Vec<Change>,
-    pub io: Vec<FileIo>,
-    /// Files with I/O counters too few on both sides (under [`io::MIN_IOS`] reads and writes) to
-    /// be worth listing.
-    pub io_quiet_files: usize,
-    /// What a reader must know before trusting the comparison (counters reset by a restart,
-    /// rules that failed or a host that could not be judged on one side).
-    pub warnings: Vec<String>,
 }
 
 /// Runs a diff as `options` say and writes it. `Err` is bad input or usage (exit status 2,
@@ -177,7 +86,7 @@ pub fn run(options: &DiffOptions) -> Result<Exit, UserError> {
 fn diff_and_write(options: &DiffOptions) -> Result<Exit, UserError> {
     let diff = diff(options)?;
     let mut out = Output::new(options.output.as_deref())?;
-    let written = render::write(&diff, options.format, out.writer())
+    let written = spindle_report::diff::write(&diff, options.format, out.writer())
         .map_err(|e| UserError::plain(format!("cannot write the diff: {e}")));
     if let Err(e) = written {
         out.abort();

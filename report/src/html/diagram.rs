@@ -131,18 +131,7 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
     };
     let sector = view.disk(&p.item.disk_id).and_then(|d| d.item.logical_sector_bytes).map(u64::from);
     let geometry = geometry(view, p);
-    let unit = match &geometry {
-        Geometry::Striped { unit, .. } => Some(*unit).filter(|u| *u > 0),
-        _ => None,
-    };
-    let grid = unit.unwrap_or(EXTENT_BYTES);
-    // From sector 0, unless the offset is far in: then from a boundary before it, the bytes
-    // before it left out (and said so).
-    let start = if offset > 8 * grid { (offset / grid).saturating_sub(1) * grid } else { 0 };
-    let end = (offset + EXTENTS * EXTENT_BYTES).div_ceil(grid).max(1) * grid;
-    let end = end.max(start + 2 * grid);
-    let span = (end - start) as f64;
-    let x = |b: u64| LEFT + (b.saturating_sub(start)) as f64 / span * (WIDTH - LEFT - RIGHT);
+    let f = Frame::around(offset, &geometry);
 
     let mut svg = String::with_capacity(8 << 10);
     let _ = write!(
@@ -151,18 +140,80 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
          preserveAspectRatio=\"xMinYMin meet\" aria-label=\"alignment of {name}\">"
     );
     // The axis: where the drawing starts.
-    let from = if start == 0 {
+    let from = if f.start == 0 {
         "sector 0".to_string()
     } else {
-        format!("≈ {} before this point not drawn", units::binary(start))
+        format!("≈ {} before this point not drawn", units::binary(f.start))
     };
     let _ = write!(svg, "<text x=\"{LEFT}\" y=\"14\" class=\"axis\">{}</text>", esc(&from));
-    // Stripe units, or the 64 KiB grid when the unit is unknown.
-    let first = start / grid;
-    let last = end.div_ceil(grid);
-    for k in first..last {
-        let (a, b) = (x(k * grid), x((k + 1) * grid));
-        match (&geometry, unit) {
+    draw_units(&mut svg, &f, &geometry);
+    // Before the partition, then the partition.
+    let (p0, pe) = (f.x(offset.max(f.start)), f.x(f.end));
+    let _ = write!(
+        svg,
+        "<rect class=\"before\" x=\"{LEFT}\" y=\"60\" width=\"{:.1}\" height=\"24\"/>",
+        p0 - LEFT
+    );
+    let _ =
+        write!(svg, "<rect class=\"part\" x=\"{p0:.1}\" y=\"60\" width=\"{:.1}\" height=\"24\"/>", pe - p0);
+    let (split, drawn) = draw_extents(&mut svg, &f, offset);
+    draw_boundaries(&mut svg, &f);
+    draw_start(&mut svg, offset, sector, p0);
+    let caption = caption(&geometry, f.unit, offset, split, drawn);
+    writeln!(
+        out,
+        "<figure class=\"diagram\">{svg}<figcaption><strong>{name}</strong>: {caption}</figcaption></figure>"
+    )
+}
+
+/// The bytes a diagram draws and where they go across it.
+struct Frame {
+    /// The stripe unit, when known and not zero.
+    unit: Option<u64>,
+    /// The stripe unit, else the 64 KiB grid: the drawing's boundaries.
+    grid: u64,
+    start: u64,
+    end: u64,
+}
+
+impl Frame {
+    fn around(offset: u64, geometry: &Geometry) -> Frame {
+        let unit = match geometry {
+            Geometry::Striped { unit, .. } => Some(*unit).filter(|u| *u > 0),
+            _ => None,
+        };
+        let grid = unit.unwrap_or(EXTENT_BYTES);
+        // From sector 0, unless the offset is far in: then from a boundary before it, the bytes
+        // before it left out (and said so).
+        let start = if offset > 8 * grid { (offset / grid).saturating_sub(1) * grid } else { 0 };
+        let end = (offset + EXTENTS * EXTENT_BYTES).div_ceil(grid).max(1) * grid;
+        let end = end.max(start + 2 * grid);
+        Frame { unit, grid, start, end }
+    }
+
+    /// Where byte `b` is drawn.
+    fn x(&self, b: u64) -> f64 {
+        let span = (self.end - self.start) as f64;
+        LEFT + (b.saturating_sub(self.start)) as f64 / span * (WIDTH - LEFT - RIGHT)
+    }
+
+    /// The first grid cell drawn.
+    fn first(&self) -> u64 {
+        self.start / self.grid
+    }
+
+    /// One past the last grid cell drawn.
+    fn last(&self) -> u64 {
+        self.end.div_ceil(self.grid)
+    }
+}
+
+/// Stripe units, or the 64 KiB grid when the unit is unknown.
+fn draw_units(svg: &mut String, f: &Frame, geometry: &Geometry) {
+    let grid = f.grid;
+    for k in f.first()..f.last() {
+        let (a, b) = (f.x(k * grid), f.x((k + 1) * grid));
+        match (geometry, f.unit) {
             (Geometry::Striped { columns, .. }, Some(_)) => {
                 let class = if k % 2 == 0 { "unit even" } else { "unit odd" };
                 let _ = write!(
@@ -188,32 +239,27 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
             }
         }
     }
-    // Before the partition, then the partition.
-    let (p0, pe) = (x(offset.max(start)), x(end));
-    let _ = write!(
-        svg,
-        "<rect class=\"before\" x=\"{LEFT}\" y=\"60\" width=\"{:.1}\" height=\"24\"/>",
-        p0 - LEFT
-    );
-    let _ =
-        write!(svg, "<rect class=\"part\" x=\"{p0:.1}\" y=\"60\" width=\"{:.1}\" height=\"24\"/>", pe - p0);
-    // The extents.
+}
+
+/// The extents from the partition's start, each marked whole or split; how many are split, and
+/// how many were drawn.
+fn draw_extents(svg: &mut String, f: &Frame, offset: u64) -> (usize, usize) {
     let mut split = 0;
     let mut drawn = 0;
     for k in 0..EXTENTS {
         let a = offset + k * EXTENT_BYTES;
         let b = a + EXTENT_BYTES;
-        if a >= end {
+        if a >= f.end {
             break;
         }
         drawn += 1;
-        let crosses = unit.map(|u| a / u != (b - 1) / u);
+        let crosses = f.unit.map(|u| a / u != (b - 1) / u);
         let class = match crosses {
             Some(true) => "extent split",
             Some(false) => "extent whole",
             None => "extent unknown",
         };
-        let (xa, xb) = (x(a), x(b.min(end)));
+        let (xa, xb) = (f.x(a), f.x(b.min(f.end)));
         let _ = write!(
             svg,
             "<rect class=\"{class}\" x=\"{:.1}\" y=\"92\" width=\"{:.1}\" height=\"30\"/>",
@@ -226,19 +272,26 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
                 write!(svg, "<text x=\"{:.1}\" y=\"112\" class=\"mark\">×2</text>", (xa + xb) / 2.0 - 8.0);
         }
     }
-    // Boundaries across all bands, a crossing one in the extents' row drawn strong.
-    for k in first..=last {
-        let b = k * grid;
-        if b < start || b > end {
+    (split, drawn)
+}
+
+/// Boundaries across all bands, a crossing one in the extents' row drawn strong.
+fn draw_boundaries(svg: &mut String, f: &Frame) {
+    for k in f.first()..=f.last() {
+        let b = k * f.grid;
+        if b < f.start || b > f.end {
             continue;
         }
-        let xb = x(b);
-        let class = if unit.is_some() { "boundary" } else { "boundary grid" };
+        let xb = f.x(b);
+        let class = if f.unit.is_some() { "boundary" } else { "boundary grid" };
         let _ = write!(svg, "<line class=\"{class}\" x1=\"{xb:.1}\" y1=\"20\" x2=\"{xb:.1}\" y2=\"126\"/>");
     }
-    // The partition's start.
+}
+
+/// The partition's start, marked and labelled in bytes (and sectors, when it is on one).
+fn draw_start(svg: &mut String, offset: u64, sector: Option<u64>, p0: f64) {
     let at = match sector {
-        Some(s) if s > 0 && offset % s == 0 => {
+        Some(s) if s > 0 && offset.is_multiple_of(s) => {
             format!("partition start: {} (sector {})", units::bytes(offset), offset / s)
         }
         _ => format!("partition start: {}", units::bytes(offset)),
@@ -250,8 +303,11 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
          text-anchor=\"{anchor}\" class=\"start\">{}</text></svg>",
         esc(&at)
     );
+}
 
-    let caption = match (&geometry, unit) {
+/// What the diagram shows, as its caption.
+fn caption(geometry: &Geometry, unit: Option<u64>, offset: u64, split: usize, drawn: usize) -> String {
+    match (geometry, unit) {
         (Geometry::Striped { what, .. }, Some(u)) => {
             let into = offset % u;
             let extents = straddling(offset, EXTENT_BYTES, u);
@@ -276,11 +332,7 @@ fn write_one(out: &mut Vec<u8>, view: &HostView, p: &Located<Partition>, host: &
              not declared in a pack): its boundaries are not drawn and no extent is marked. Dashed lines: the \
              64 KiB grid from sector 0, the smallest stripe unit alignment guidance assumes."
             .to_string(),
-    };
-    writeln!(
-        out,
-        "<figure class=\"diagram\">{svg}<figcaption><strong>{name}</strong>: {caption}</figcaption></figure>"
-    )
+    }
 }
 
 #[cfg(test)]

@@ -22,89 +22,15 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use spindle_core::facts::{FileType, IoStats, IoWindow};
 use spindle_core::units;
 use spindle_core::units::duration;
 use spindle_core::view::{DatabaseView, HostView, Located};
-
-/// Fewest reads (or writes) for an average to be compared: the latency rules' `min_reads`
-/// default. One slow I/O of `t` ms moves an average over `n` by `t / n`.
-pub const MIN_IOS: u64 = 1000;
+pub use spindle_report::diff::{FileIo, IoSide, MIN_IOS, Metric, WindowKind};
 
 /// The longest window counted as a sample of the present rather than a history, when the
 /// counters do not say which they are.
 pub const SAMPLE_MAX_MS: u64 = 60 * 60 * 1000;
-
-/// What a side's counters cover.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowKind {
-    /// A short window (at most [`SAMPLE_MAX_MS`]): the present.
-    Sampled,
-    /// Since the service started: a long window, or one not recorded.
-    Cumulative,
-}
-
-/// One side's counters of one file, and the averages and rates they give.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct IoSide {
-    pub window: WindowKind,
-    /// `window` is what the snapshot recorded; `false`: guessed from `window_ms`.
-    pub window_recorded: bool,
-    /// `sample_ms`, when recorded.
-    pub window_ms: Option<u64>,
-    pub reads: u64,
-    pub writes: u64,
-    /// No reads: no average (no data, not 0 ms).
-    pub avg_read_stall_ms: Option<f64>,
-    pub avg_write_stall_ms: Option<f64>,
-    /// Only with a known window.
-    pub read_bytes_per_s: Option<f64>,
-    pub write_bytes_per_s: Option<f64>,
-}
-
-impl IoSide {
-    fn of(io: &IoStats) -> IoSide {
-        let window = match io.window {
-            Some(IoWindow::Sample) => WindowKind::Sampled,
-            Some(IoWindow::SinceStart) => WindowKind::Cumulative,
-            None => guessed(io.sample_ms),
-        };
-        IoSide { window_recorded: io.window.is_some(), ..IoSide::with(io, window) }
-    }
-
-    fn with(io: &IoStats, window: WindowKind) -> IoSide {
-        let per_s = |bytes: u64| io.sample_ms.map(|ms| bytes as f64 * 1000.0 / ms as f64);
-        IoSide {
-            window,
-            window_recorded: false,
-            window_ms: io.sample_ms,
-            reads: io.num_of_reads,
-            writes: io.num_of_writes,
-            avg_read_stall_ms: io.avg_read_stall_ms(),
-            avg_write_stall_ms: io.avg_write_stall_ms(),
-            read_bytes_per_s: per_s(io.num_of_bytes_read),
-            write_bytes_per_s: per_s(io.num_of_bytes_written),
-        }
-    }
-
-    /// `cumulative over 21 days`, `sampled over 1 min`, `cumulative, window not recorded`.
-    pub fn describe(&self) -> String {
-        let kind = match self.window {
-            WindowKind::Sampled => "sampled",
-            WindowKind::Cumulative => "cumulative",
-        };
-        match self.window_ms {
-            Some(ms) => format!("{kind} over {}", duration(ms)),
-            None => format!("{kind}, window not recorded"),
-        }
-    }
-
-    fn busy(&self) -> bool {
-        self.reads >= MIN_IOS || self.writes >= MIN_IOS
-    }
-}
 
 /// What counters of an unrecorded kind cover, from their window's length.
 fn guessed(sample_ms: Option<u64>) -> WindowKind {
@@ -114,39 +40,30 @@ fn guessed(sample_ms: Option<u64>) -> WindowKind {
     }
 }
 
-/// One measure of a file before and after.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Metric {
-    /// `read_stall_ms`, `write_stall_ms` (average per I/O), `read_bytes_per_s`,
-    /// `write_bytes_per_s`.
-    pub name: &'static str,
-    pub before: Option<f64>,
-    pub after: Option<f64>,
-    /// `(after − before) / before`, in percent; only when the two are comparable (same kind of
-    /// window, and for an average at least [`MIN_IOS`] I/Os each side).
-    pub change_percent: Option<f64>,
+/// A side's counters, of the kind they record (else guessed from their window).
+fn side_of(io: &IoStats) -> IoSide {
+    let window = match io.window {
+        Some(IoWindow::Sample) => WindowKind::Sampled,
+        Some(IoWindow::SinceStart) => WindowKind::Cumulative,
+        None => guessed(io.sample_ms),
+    };
+    IoSide { window_recorded: io.window.is_some(), ..side_with(io, window) }
 }
 
-/// One database file's I/O before and after.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FileIo {
-    /// `MSSQLSERVER › ERP_PROD › ERP_PROD_Data`.
-    pub file: String,
-    /// `rows` or `log` (as the snapshot has it).
-    #[serde(rename = "type")]
-    pub file_type: &'static str,
-    pub before: Option<IoSide>,
-    pub after: Option<IoSide>,
-    /// Both sides have counters of the same kind of window.
-    pub comparable: bool,
-    /// Why the sides are not comparable, or what a reader must know of them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    pub metrics: Vec<Metric>,
-    /// Two cumulative readings without a restart between them: what the file did between the
-    /// snapshots (AFTER's counters less BEFORE's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub between: Option<IoSide>,
+/// A side's counters taken as covering `window`.
+fn side_with(io: &IoStats, window: WindowKind) -> IoSide {
+    let per_s = |bytes: u64| io.sample_ms.map(|ms| bytes as f64 * 1000.0 / ms as f64);
+    IoSide {
+        window,
+        window_recorded: false,
+        window_ms: io.sample_ms,
+        reads: io.num_of_reads,
+        writes: io.num_of_writes,
+        avg_read_stall_ms: io.avg_read_stall_ms(),
+        avg_write_stall_ms: io.avg_write_stall_ms(),
+        read_bytes_per_s: per_s(io.num_of_bytes_read),
+        write_bytes_per_s: per_s(io.num_of_bytes_written),
+    }
 }
 
 /// Every file's comparison, and the warnings of the host.
@@ -316,8 +233,8 @@ pub fn compare(before: &HostView, after: &HostView) -> IoDiff {
                 continue;
             }
             let (Some(b), Some(a)) = (&p.before, &p.after) else { continue };
-            if IoSide::of(&b.io).window != WindowKind::Cumulative
-                || IoSide::of(&a.io).window != WindowKind::Cumulative
+            if side_of(&b.io).window != WindowKind::Cumulative
+                || side_of(&a.io).window != WindowKind::Cumulative
             {
                 continue;
             }
@@ -374,8 +291,8 @@ fn compare_file(
     let mut out = FileIo {
         file: name,
         file_type: type_name(file_type),
-        before: before.map(IoSide::of),
-        after: after.map(IoSide::of),
+        before: before.map(side_of),
+        after: after.map(side_of),
         comparable: false,
         note: None,
         metrics: vec![],
@@ -391,7 +308,7 @@ fn compare_file(
             return Some(out);
         }
     };
-    let (sb, sa) = (IoSide::of(b), IoSide::of(a));
+    let (sb, sa) = (side_of(b), side_of(a));
     if sb.window != sa.window {
         out.note = Some(format!(
             "not comparable: BEFORE's counters are {}, AFTER's {}; compare a sample with a sample \
@@ -427,7 +344,7 @@ fn between(b: &IoStats, a: &IoStats) -> IoSide {
         // A span between two readings: no collector recorded what it is.
         window: None,
     };
-    IoSide::with(&d, guessed(d.sample_ms))
+    side_with(&d, guessed(d.sample_ms))
 }
 
 /// The measures of either side; a change only where `comparable` and each side has enough.
@@ -518,7 +435,7 @@ mod tests {
         assert_eq!(f.before.unwrap().window, WindowKind::Sampled);
         // And a sample recorded as one is a sample over any window.
         let day_sample = IoStats { window: Some(IoWindow::Sample), ..io(1, 1, Some(DAY_MS)) };
-        assert_eq!(IoSide::of(&day_sample).window, WindowKind::Sampled);
+        assert_eq!(side_of(&day_sample).window, WindowKind::Sampled);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use spindle_core::view::HostView;
 
-pub use change::{Change, ChangeKind};
+use change::Change;
 use pairing::{
     Paired, both, pair, pair_disks, partition_key, partition_keys_of, pool_key, virtual_disk_key, volume_key,
 };

@@ -1,5 +1,6 @@
 use spindle_core::declare::Declarations;
 use spindle_core::load::parse_snapshot;
+use spindle_report::diff::ChangeKind;
 
 use super::*;
 
