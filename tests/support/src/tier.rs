@@ -11,10 +11,13 @@
 //!
 //! `scripts/test.sh` runs the full tier as root after `scripts/install-test-tools.sh`.
 
-/// Whether every test must run: `CI`, or one of `also` (a test's own variable), set and not
-/// empty.
+use std::io::Write;
+
+/// Whether every test must run: `CI`, `SPINDLE_REQUIRE_ALL` or one of `also` (a test's own
+/// variable) set and not empty.
 pub fn required(also: &[&str]) -> bool {
-    std::iter::once("CI")
+    ["CI", "SPINDLE_REQUIRE_ALL"]
+        .into_iter()
         .chain(also.iter().copied())
         .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()))
 }
@@ -23,7 +26,14 @@ pub fn required(also: &[&str]) -> bool {
 /// [`required`]), else says on stderr that it skipped and why.
 pub fn unavailable(why: &str, also: &[&str]) {
     assert!(!required(also), "{why}");
-    eprintln!("skipped: {why}");
+    // Straight to the process's stderr, once per reason: the test harness keeps what `eprintln!`
+    // writes from a test that passes, and a skip nobody sees would read as a pass.
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !said.iter().any(|s| s == why) {
+        said.push(why.to_string());
+        let _ = writeln!(std::io::stderr(), "skipped: {why}");
+    }
 }
 
 /// Whether this process runs as root; if not, [`unavailable`] with `what` (what needs it).
