@@ -23,6 +23,10 @@ stage_times() {
 }
 trap stage_times EXIT
 
+# The full test tier: a test whose tool, root or artifact is missing fails rather than skips
+# (tests/support/src/tier.rs), on a developer's machine as in CI.
+export SPINDLE_REQUIRE_ALL=1
+
 # CI builds each crate once: incremental compilation's caches (a third of target/debug) would
 # only fill its disk, which a run once exhausted.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"

@@ -42,6 +42,9 @@ fn sector63_image(dir: &TempDir) -> std::path::PathBuf {
 
 #[test]
 fn a_golden_image_is_collected_and_its_misalignment_found() {
+    if !tools::ready() {
+        return;
+    }
     let dir = TempDir::new("spindle-cli-image");
     let disk = sector63_image(&dir);
     let snap = dir.path("golden.json");
@@ -78,6 +81,9 @@ fn a_golden_image_is_collected_and_its_misalignment_found() {
 
 #[test]
 fn a_truncated_image_is_a_clear_error_and_nothing_is_written() {
+    if !tools::ready() {
+        return;
+    }
     let dir = TempDir::new("spindle-cli-image-bad");
     let disk = sector63_image(&dir);
     let short = dir.path("short.img");

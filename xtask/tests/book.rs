@@ -27,7 +27,9 @@ fn mdbook() -> Option<PathBuf> {
     }
     let why = "mdbook is not installed: run scripts/install-test-tools.sh (it installs the pinned \
                mdbook under target/test-tools/cargo)";
-    assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
+    let required =
+        ["CI", "SPINDLE_REQUIRE_ALL"].iter().any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+    assert!(!required, "{why}");
     eprintln!("skipped: {why}");
     None
 }

@@ -1,6 +1,6 @@
 //! Building disk images with the real partitioning and formatting tools, for the image
-//! collector's integration tests. A missing tool fails the test with the package to install:
-//! these tests never pass by skipping.
+//! collector's integration tests. Each test asks [`ready`] first: a missing tool fails it in CI
+//! and makes it skip elsewhere, naming the packages to install (see [`crate::tier`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -26,16 +26,37 @@ const PACKAGES: &[(&str, &str)] = &[
     ("losetup", "mount"),
 ];
 
+/// Whether every tool of [`PACKAGES`] is installed; if not, the test cannot run here
+/// ([`crate::tier::unavailable`]: a failure in CI, a skip elsewhere, naming the packages).
+pub fn ready() -> bool {
+    let mut missing: Vec<&str> =
+        PACKAGES.iter().filter(|(t, _)| find(t).is_none()).map(|(_, p)| *p).collect();
+    missing.dedup();
+    if !missing.is_empty() {
+        crate::tier::unavailable(
+            &format!(
+                "the disk-image tests need tools that are not installed: run `apt-get install -y {}` \
+                 (or scripts/install-test-tools.sh)",
+                missing.join(" ")
+            ),
+            &[],
+        );
+    }
+    missing.is_empty()
+}
+
+fn find(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
 /// The path of `tool`, or a panic saying how to install it.
 pub fn tool(name: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs =
-        std::env::split_paths(&path).chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from));
-    for d in dirs {
-        let p = d.join(name);
-        if p.is_file() {
-            return p;
-        }
+    if let Some(p) = find(name) {
+        return p;
     }
     let pkg = PACKAGES.iter().find(|(t, _)| *t == name).map_or(name, |(_, p)| p);
     panic!(

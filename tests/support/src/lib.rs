@@ -16,6 +16,7 @@ pub mod plugins;
 pub mod renderers;
 pub mod sarif;
 pub mod script_parsers;
+pub mod tier;
 pub mod wide_host;
 pub mod wine;
 

@@ -16,11 +16,12 @@ pub fn tool_or_skip(name: &str, package: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file());
     if found.is_none() {
-        let why = format!(
-            "`{name}` is not installed: run scripts/install-test-tools.sh (Debian package `{package}`)"
+        crate::tier::unavailable(
+            &format!(
+                "`{name}` is not installed: run scripts/install-test-tools.sh (Debian package `{package}`)"
+            ),
+            &[],
         );
-        assert!(std::env::var_os("CI").is_none_or(|v| v.is_empty()), "{why}");
-        eprintln!("skipped: {why}");
     }
     found
 }

@@ -39,11 +39,7 @@ impl Wine {
             None
         };
         if let Some(why) = why {
-            let required = ["CI", "SPINDLE_REQUIRE_WINE"]
-                .iter()
-                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
-            assert!(!required, "{why}");
-            eprintln!("skipped: {why}");
+            crate::tier::unavailable(why, &["SPINDLE_REQUIRE_WINE"]);
             return None;
         }
         Some(Wine { exe, prefix: target.join("wine-prefix") })
