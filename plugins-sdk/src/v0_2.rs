@@ -67,8 +67,28 @@ fn located<T>(key: String, label: String, item: T) -> Located<T> {
 
 /// The view's parts from the facts records.
 pub(crate) fn parts(h: f::HostFacts) -> ViewParts {
+    let (instances, databases) = instances_and_databases(h.sql_instances);
+    ViewParts {
+        host: host(h.host),
+        collectors: h.collectors.into_iter().map(collector).collect(),
+        disks: h.disks.map(|v| v.into_iter().map(disk).collect()),
+        partitions: h.partitions.map(|v| v.into_iter().map(partition).collect()),
+        volumes: h.volumes.map(|v| v.into_iter().map(volume).collect()),
+        storage_pools: h.storage_pools.map(|v| v.into_iter().map(pool).collect()),
+        virtual_disks: h.virtual_disks.map(|v| v.into_iter().map(virtual_disk).collect()),
+        raid_sets: h.raid_sets.map(|v| v.into_iter().map(raid_set).collect()),
+        instances,
+        databases,
+    }
+}
+
+/// The instances, their databases taken out into one list as the view keeps them (an instance
+/// whose databases were collected keeps an empty list).
+fn instances_and_databases(
+    sql_instances: Option<Vec<f::SqlInstance>>,
+) -> (Option<Vec<Located<core::SqlInstance>>>, Vec<DatabaseView>) {
     let mut databases = vec![];
-    let instances = h.sql_instances.map(|instances| {
+    let instances = sql_instances.map(|instances| {
         instances
             .into_iter()
             .enumerate()
@@ -105,101 +125,84 @@ pub(crate) fn parts(h: f::HostFacts) -> ViewParts {
             })
             .collect()
     });
-    let host = h.host;
-    ViewParts {
-        host: core::Host {
-            name: host.name,
-            os_family: host.os_family.map(|o| match o {
-                f::OsFamily::Windows => core::OsFamily::Windows,
-                f::OsFamily::Linux => core::OsFamily::Linux,
-                f::OsFamily::Other => core::OsFamily::Other,
-            }),
-            os_version: host.os_version,
-            cpu_count: host.cpu_count,
-            memory_bytes: host.memory_bytes,
-            is_virtual: host.is_virtual,
-            cloud_provider: host.cloud_provider.map(|c| match c {
-                f::CloudProvider::None => core::CloudProvider::None,
-                f::CloudProvider::Azure => core::CloudProvider::Azure,
-                f::CloudProvider::Aws => core::CloudProvider::Aws,
-                f::CloudProvider::Gcp => core::CloudProvider::Gcp,
-                f::CloudProvider::Other => core::CloudProvider::Other,
-            }),
-        },
-        collectors: h
-            .collectors
-            .into_iter()
-            .map(|c| core::CollectorReport {
-                name: c.name,
-                version: c.version,
-                not_collected: c
-                    .not_collected
-                    .into_iter()
-                    .map(|n| core::NotCollected { fact: n.fact, reason: n.reason })
-                    .collect(),
-            })
-            .collect(),
-        disks: h.disks.map(|v| v.into_iter().map(disk).collect()),
-        partitions: h.partitions.map(|v| {
-            v.into_iter()
-                .map(|p| {
-                    let item = core::Partition {
-                        id: p.id,
-                        disk_id: p.disk_id,
-                        number: p.number,
-                        offset_bytes: p.offset_bytes,
-                        size_bytes: p.size_bytes,
-                    };
-                    located(p.key, p.label, item)
-                })
-                .collect()
+    (instances, databases)
+}
+
+fn host(host: f::HostInfo) -> core::Host {
+    core::Host {
+        name: host.name,
+        os_family: host.os_family.map(|o| match o {
+            f::OsFamily::Windows => core::OsFamily::Windows,
+            f::OsFamily::Linux => core::OsFamily::Linux,
+            f::OsFamily::Other => core::OsFamily::Other,
         }),
-        volumes: h.volumes.map(|v| v.into_iter().map(volume).collect()),
-        storage_pools: h.storage_pools.map(|v| {
-            v.into_iter()
-                .map(|p| {
-                    let item =
-                        core::StoragePool { id: p.id, name: p.name, physical_disk_ids: p.physical_disk_ids };
-                    located(p.key, p.label, item)
-                })
-                .collect()
+        os_version: host.os_version,
+        cpu_count: host.cpu_count,
+        memory_bytes: host.memory_bytes,
+        is_virtual: host.is_virtual,
+        cloud_provider: host.cloud_provider.map(|c| match c {
+            f::CloudProvider::None => core::CloudProvider::None,
+            f::CloudProvider::Azure => core::CloudProvider::Azure,
+            f::CloudProvider::Aws => core::CloudProvider::Aws,
+            f::CloudProvider::Gcp => core::CloudProvider::Gcp,
+            f::CloudProvider::Other => core::CloudProvider::Other,
         }),
-        virtual_disks: h.virtual_disks.map(|v| {
-            v.into_iter()
-                .map(|d| {
-                    let item = core::VirtualDisk {
-                        id: d.id,
-                        name: d.name,
-                        pool_id: d.pool_id,
-                        columns: d.columns,
-                        interleave_bytes: d.interleave_bytes,
-                        resiliency: d.resiliency,
-                    };
-                    located(d.key, d.label, item)
-                })
-                .collect()
-        }),
-        raid_sets: h.raid_sets.map(|v| {
-            v.into_iter()
-                .map(|r| {
-                    let item = core::RaidSet {
-                        id: r.id,
-                        kind: r.kind.map(|k| match k {
-                            f::RaidKind::Hardware => core::RaidKind::Hardware,
-                            f::RaidKind::Md => core::RaidKind::Md,
-                            f::RaidKind::Dynamic => core::RaidKind::Dynamic,
-                        }),
-                        level: r.level,
-                        stripe_unit_bytes: r.stripe_unit_bytes,
-                        member_ids: r.member_ids,
-                    };
-                    located(r.key, r.label, item)
-                })
-                .collect()
-        }),
-        instances,
-        databases,
     }
+}
+
+fn collector(c: f::CollectorReport) -> core::CollectorReport {
+    core::CollectorReport {
+        name: c.name,
+        version: c.version,
+        not_collected: c
+            .not_collected
+            .into_iter()
+            .map(|n| core::NotCollected { fact: n.fact, reason: n.reason })
+            .collect(),
+    }
+}
+
+fn partition(p: f::Partition) -> Located<core::Partition> {
+    let item = core::Partition {
+        id: p.id,
+        disk_id: p.disk_id,
+        number: p.number,
+        offset_bytes: p.offset_bytes,
+        size_bytes: p.size_bytes,
+    };
+    located(p.key, p.label, item)
+}
+
+fn pool(p: f::StoragePool) -> Located<core::StoragePool> {
+    let item = core::StoragePool { id: p.id, name: p.name, physical_disk_ids: p.physical_disk_ids };
+    located(p.key, p.label, item)
+}
+
+fn virtual_disk(d: f::VirtualDisk) -> Located<core::VirtualDisk> {
+    let item = core::VirtualDisk {
+        id: d.id,
+        name: d.name,
+        pool_id: d.pool_id,
+        columns: d.columns,
+        interleave_bytes: d.interleave_bytes,
+        resiliency: d.resiliency,
+    };
+    located(d.key, d.label, item)
+}
+
+fn raid_set(r: f::RaidSet) -> Located<core::RaidSet> {
+    let item = core::RaidSet {
+        id: r.id,
+        kind: r.kind.map(|k| match k {
+            f::RaidKind::Hardware => core::RaidKind::Hardware,
+            f::RaidKind::Md => core::RaidKind::Md,
+            f::RaidKind::Dynamic => core::RaidKind::Dynamic,
+        }),
+        level: r.level,
+        stripe_unit_bytes: r.stripe_unit_bytes,
+        member_ids: r.member_ids,
+    };
+    located(r.key, r.label, item)
 }
 
 fn backing(b: f::Backing) -> core::Backing {

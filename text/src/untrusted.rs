@@ -245,23 +245,13 @@ pub fn excerpt_at(
 fn excerpt_from(text: &str, span: Range<usize>, at: Option<(usize, usize)>, context_lines: usize) -> Excerpt {
     let len = text.len();
     let bytes = text.as_bytes();
-    let mut start = span.start.min(len);
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    let mut end = span.end.clamp(start, len);
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    let line_start = |at: usize| bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let line_end = |at: usize| bytes[at..].iter().position(|&b| b == b'\n').map_or(len, |i| at + i);
-
-    let start_line_begin = line_start(start);
+    let (start, mut end) = char_span(text, span);
+    let start_line_begin = line_start(bytes, start);
     let (line, column) = at.unwrap_or_else(|| {
         let line = bytes[..start_line_begin].iter().filter(|&&b| b == b'\n').count();
         (line, text[start_line_begin..start].chars().count())
     });
-    let start_line_end = line_end(start);
+    let start_line_end = line_end(bytes, start);
     // A span over many lines (a whole object of a pretty-printed file) is shown as its first.
     if end > start_line_end
         && bytes[start..end].iter().filter(|&&b| b == b'\n').nth(EXCERPT_SPAN_LINES).is_some()
@@ -284,23 +274,65 @@ fn excerpt_from(text: &str, span: Range<usize>, at: Option<(usize, usize)>, cont
         if first == 0 {
             break;
         }
-        first = line_start(first - 1);
+        first = line_start(bytes, first - 1);
         first_line -= 1;
     }
     // The last line of the span holds its last character (a span may end just past a newline).
-    let mut last_end = line_end(if end > start { end - 1 } else { end });
+    let mut last_end = line_end(bytes, if end > start { end - 1 } else { end });
     for _ in 0..context_lines {
         if last_end >= len {
             break;
         }
-        last_end = line_end(last_end + 1);
+        last_end = line_end(bytes, last_end + 1);
     }
 
+    let (out, shown_start, shown_end) = render_window(text, first..last_end, start..end, lo..hi);
+    let shown_start = shown_start.unwrap_or(0);
+    let shown_end = shown_end.unwrap_or(out.len()).max(shown_start);
+    Excerpt { text: out, span: shown_start..shown_end, first_line, line, column }
+}
+
+/// `span` clamped to the text and widened to character boundaries.
+fn char_span(text: &str, span: Range<usize>) -> (usize, usize) {
+    let len = text.len();
+    let mut start = span.start.min(len);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = span.end.clamp(start, len);
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, end)
+}
+
+/// Where the line holding byte `at` starts.
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+/// Where the line holding byte `at` ends: its newline, or the end of the text.
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| at + i)
+}
+
+/// The lines from the one starting at `lines.start` to the one ending at `lines.end`, each cut
+/// to the columns `window` and escaped, with where the span's start and end landed in the output
+/// (`None` when neither shown nor cut away on a line shown).
+fn render_window(
+    text: &str,
+    lines: Range<usize>,
+    span: Range<usize>,
+    window: Range<usize>,
+) -> (String, Option<usize>, Option<usize>) {
+    let (len, bytes) = (text.len(), text.as_bytes());
+    let (start, end) = (span.start, span.end);
+    let (lo, hi) = (window.start, window.end);
     let mut out = String::new();
     let (mut shown_start, mut shown_end) = (None, None);
-    let mut at = first;
+    let mut at = lines.start;
     loop {
-        let newline = line_end(at);
+        let newline = line_end(bytes, at);
         // CRLF ends a line as LF does; a lone CR is escaped like any control.
         let body_end =
             if newline < len && newline > at && bytes[newline - 1] == b'\r' { newline - 1 } else { newline };
@@ -355,14 +387,12 @@ fn excerpt_from(text: &str, span: Range<usize>, at: Option<(usize, usize)>, cont
         if newline < len {
             out.push('\n');
         }
-        if newline >= last_end {
+        if newline >= lines.end {
             break;
         }
         at = newline + 1;
     }
-    let shown_start = shown_start.unwrap_or(0);
-    let shown_end = shown_end.unwrap_or(out.len()).max(shown_start);
-    Excerpt { text: out, span: shown_start..shown_end, first_line, line, column }
+    (out, shown_start, shown_end)
 }
 
 #[cfg(test)]

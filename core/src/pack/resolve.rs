@@ -3,7 +3,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::error::{MAX_ERRORS_PER_PACK, PackError, PackErrors, did_you_mean, more_errors};
-use super::file::{PackFile, SourceText};
+use super::file::{DeclareSection, PackFile, SourceText, WaiverEntry};
 use super::parse::parse_pack;
 use crate::date::Date;
 use crate::declare::{Declarations, DeclaredStripe, Workload};
@@ -376,6 +376,19 @@ impl Resolver<'_> {
     }
 
     fn apply_pack(&mut self, src: &SourceText, pack: PackFile) {
+        self.apply_selection(src, &pack);
+        self.apply_rule_tables(src, &pack);
+        if let Some(declare) = pack.declare {
+            self.apply_declare(src, declare);
+        }
+        if let Some(days) = pack.waiver_warn_days {
+            self.cfg.waiver_warn_days_set = Some(days);
+        }
+        self.apply_waivers(src, pack.waivers);
+    }
+
+    /// The pack's `select` (which rules run, replacing what was selected before) and `ignore`.
+    fn apply_selection(&mut self, src: &SourceText, pack: &PackFile) {
         if let Some(select) = &pack.select {
             for sel in select {
                 self.check_selector(src, sel);
@@ -392,6 +405,10 @@ impl Resolver<'_> {
                 }
             }
         }
+    }
+
+    /// The pack's `[rules]` tables: each rule's severity and parameters.
+    fn apply_rule_tables(&mut self, src: &SourceText, pack: &PackFile) {
         for (key, table) in &pack.rules {
             let rule =
                 self.catalogue.iter().position(|(c, m)| *c == key.get_ref() || m.name == key.get_ref());
@@ -422,44 +439,42 @@ impl Resolver<'_> {
                 self.apply_param(src, i, name, value);
             }
         }
-        if let Some(declare) = pack.declare {
-            if let Some(w) = declare.workload {
-                match Workload::parse(w.get_ref()) {
-                    Some(wl) => self.cfg.declarations.workload = Some((wl, src.path.clone())),
-                    None => {
-                        let help = did_you_mean(w.get_ref(), ["oltp", "data-warehouse"]);
-                        self.err(src, w.span(), "workload must be \"oltp\" or \"data-warehouse\"", help);
-                    }
+    }
+
+    /// The pack's `[declare]` section: the workload and stripe units spindle cannot collect.
+    fn apply_declare(&mut self, src: &SourceText, declare: DeclareSection) {
+        if let Some(w) = declare.workload {
+            match Workload::parse(w.get_ref()) {
+                Some(wl) => self.cfg.declarations.workload = Some((wl, src.path.clone())),
+                None => {
+                    let help = did_you_mean(w.get_ref(), ["oltp", "data-warehouse"]);
+                    self.err(src, w.span(), "workload must be \"oltp\" or \"data-warehouse\"", help);
                 }
             }
-            for s in declare.stripe_unit {
-                if *s.stripe_unit_bytes.get_ref() == 0 {
-                    // 0 is also what a declare hint prints: say what to put there.
-                    let help = format!(
-                        "{} is the placeholder of spindle's declare hint: replace it with the stripe unit \
-                         in bytes (KiB × 1024), as the tool named beside it shows",
-                        crate::declare::PLACEHOLDER_STRIPE_UNIT_BYTES
-                    );
-                    self.err(
-                        src,
-                        s.stripe_unit_bytes.span(),
-                        "stripe_unit_bytes must be positive",
-                        Some(help),
-                    );
-                    continue;
-                }
-                self.cfg.declarations.stripes.push(DeclaredStripe {
-                    entity: Glob::new(s.entity),
-                    stripe_unit_bytes: *s.stripe_unit_bytes.get_ref(),
-                    data_disks: s.data_disks,
-                    source: src.path.clone(),
-                });
+        }
+        for s in declare.stripe_unit {
+            if *s.stripe_unit_bytes.get_ref() == 0 {
+                // 0 is also what a declare hint prints: say what to put there.
+                let help = format!(
+                    "{} is the placeholder of spindle's declare hint: replace it with the stripe unit \
+                     in bytes (KiB × 1024), as the tool named beside it shows",
+                    crate::declare::PLACEHOLDER_STRIPE_UNIT_BYTES
+                );
+                self.err(src, s.stripe_unit_bytes.span(), "stripe_unit_bytes must be positive", Some(help));
+                continue;
             }
+            self.cfg.declarations.stripes.push(DeclaredStripe {
+                entity: Glob::new(s.entity),
+                stripe_unit_bytes: *s.stripe_unit_bytes.get_ref(),
+                data_disks: s.data_disks,
+                source: src.path.clone(),
+            });
         }
-        if let Some(days) = pack.waiver_warn_days {
-            self.cfg.waiver_warn_days_set = Some(days);
-        }
-        for w in pack.waivers {
+    }
+
+    /// The pack's waivers, each checked before it is kept.
+    fn apply_waivers(&mut self, src: &SourceText, waivers: Vec<WaiverEntry>) {
+        for w in waivers {
             for sel in &w.rules {
                 self.check_selector(src, sel);
             }

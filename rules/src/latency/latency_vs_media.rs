@@ -1,7 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use spindle_core::declare_rule;
-use spindle_core::facts::{Disk, FileType, Media, Volume};
+use spindle_core::facts::{DbFile, Disk, FileType, Media, Volume};
 use spindle_core::fast_hash::FastMap;
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
@@ -329,25 +329,7 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                 continue;
             }
             if floor.is_none() {
-                let found = match view.volume_of_file(f) {
-                    Err(why) => Err(Miss::File(why.missing(), why.to_string())),
-                    Ok(v) => {
-                        // By the volume's place in the view (found by address), not a walk.
-                        let at = view.volume_index(v);
-                        let known = at.and_then(|at| floors.get(&at));
-                        let found = match known {
-                            Some(found) => found.clone(),
-                            None => {
-                                let found = floor_of_volume(cx, v, &fl);
-                                if let Some(at) = at {
-                                    floors.insert(at, found.clone());
-                                }
-                                found
-                            }
-                        };
-                        found.map(|(d, set)| (d, set, v))
-                    }
-                };
+                let found = floor_of_file(cx, f, &fl, &mut floors);
                 match found {
                     Ok(found) => floor = Some(found),
                     Err(miss) => {
@@ -358,35 +340,79 @@ fn check(cx: &mut Ctx<'_, LatencyVsMediaParams>) {
                 }
             }
             let Some((disk, set, volume)) = &floor else { break };
-            let limit = factor * disk.ms;
-            if stall::at_least(limit, avg) {
+            if stall::at_least(factor * disk.ms, avg) {
                 continue;
             }
-            let ratio = avg / disk.ms;
-            let message = format!(
-                "average {} stall {} is {} × the {} floor of the media under {} ({set}; {}): more than {} × the floor ({}) means the I/Os queued or contended, not that the media is slow",
-                dir.word(),
-                units::ms(avg),
-                times(ratio),
-                units::ms(disk.ms),
-                volume.display_name(),
-                disk.how,
-                factor,
-                units::ms(limit),
-            );
-            let fix = fixes::far_above_media(view, volume, set, matches!(dir, Direction::Read));
-            cx.report(f, dir.stall_field(), message)
-                .values(
-                    format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
-                    format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
-                )
-                .quantities(Quantity::ms(avg), Quantity::ms(limit))
-                .fix(fix);
+            report_far_above(cx, f, dir, avg, disk, set, volume);
         }
         if judged {
             cx.judged(f);
         }
     }
+}
+
+/// The media floor under the volume holding `f`, with the volume. A volume's floor is worked
+/// out for its first slow file only and kept in `floors` by the volume's place in the view.
+fn floor_of_file<'a>(
+    cx: &Ctx<'a, LatencyVsMediaParams>,
+    f: &Located<DbFile>,
+    fl: &Floors,
+    floors: &mut FastMap<usize, Floor<'a>>,
+) -> Result<(DiskFloor, String, &'a Located<Volume>), Miss<'a>> {
+    let view = cx.view;
+    match view.volume_of_file(f) {
+        Err(why) => Err(Miss::File(why.missing(), why.to_string())),
+        Ok(v) => {
+            // By the volume's place in the view (found by address), not a walk.
+            let at = view.volume_index(v);
+            let known = at.and_then(|at| floors.get(&at));
+            let found = match known {
+                Some(found) => found.clone(),
+                None => {
+                    let found = floor_of_volume(cx, v, fl);
+                    if let Some(at) = at {
+                        floors.insert(at, found.clone());
+                    }
+                    found
+                }
+            };
+            found.map(|(d, set)| (d, set, v))
+        }
+    }
+}
+
+/// Reports the `dir` stall of `f`, `avg` ms, as far above the floor of the media under `volume`.
+fn report_far_above(
+    cx: &mut Ctx<'_, LatencyVsMediaParams>,
+    f: &Located<DbFile>,
+    dir: Direction,
+    avg: f64,
+    disk: &DiskFloor,
+    set: &str,
+    volume: &Located<Volume>,
+) {
+    let factor = cx.params.factor;
+    let limit = factor * disk.ms;
+    let ratio = avg / disk.ms;
+    let message = format!(
+        "average {} stall {} is {} × the {} floor of the media under {} ({set}; {}): more than {} × the floor ({}) means the I/Os queued or contended, not that the media is slow",
+        dir.word(),
+        units::ms(avg),
+        times(ratio),
+        units::ms(disk.ms),
+        volume.display_name(),
+        disk.how,
+        factor,
+        units::ms(limit),
+    );
+    let fix = fixes::far_above_media(cx.view, volume, set, matches!(dir, Direction::Read));
+    cx.report(f, dir.stall_field(), message)
+        .values(
+            format!("{} ({} × the floor)", units::ms(avg), times(ratio)),
+            format!("at most {} ({} × {})", units::ms(limit), factor, units::ms(disk.ms)),
+        )
+        .quantities(Quantity::ms(avg), Quantity::ms(limit))
+        .fix(fix);
 }
 
 /// How many times: `19.4`; two decimals below 10, so 4.01 × does not print as 4.0 ×.

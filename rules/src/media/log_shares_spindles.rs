@@ -6,7 +6,7 @@ use spindle_core::facts::{Backing, DatabaseRole, DbFile, Disk, FileType, Media, 
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
-use spindle_core::view::{HostView, Located};
+use spindle_core::view::{DatabaseView, HostView, Located};
 
 use crate::commands::{get_volume, is_linux, linux_device, move_user_file, sh_word, tsql_name};
 use crate::format::db_volumes::describe_files;
@@ -278,27 +278,11 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
             if data_disks.len() == data_count {
                 cx.judged(log);
             }
-            let mut shared = BTreeSet::new();
-            let mut sharing = vec![];
-            let mut volumes: Vec<&str> = vec![];
-            for (f, v, disks) in &data_disks {
-                if v.key == lv.key {
-                    continue;
-                }
-                // Most pairs share nothing: test before copying any id.
-                if log_disks.intersection(disks).next().is_none() {
-                    continue;
-                }
-                shared.extend(log_disks.intersection(disks).cloned());
-                sharing.push((db, *f));
-                if !volumes.contains(&v.display_name()) {
-                    volumes.push(v.display_name());
-                }
-            }
-            if sharing.is_empty() {
+            let sharing = shared_with_data(db, lv, &log_disks, &data_disks);
+            if sharing.files.is_empty() {
                 continue;
             }
-            let rpm = match spin_of(view, &shared, lv) {
+            let rpm = match spin_of(view, &sharing.disks, lv) {
                 Spin::No => continue,
                 Spin::Unknown(ids) => {
                     cx.not_evaluated_because(
@@ -314,43 +298,92 @@ fn check(cx: &mut Ctx<'_, LogSharesSpindlesParams>) {
                 }
                 Spin::Yes(rpm) => rpm,
             };
-            let media = match rpm {
-                Some(r) => format!("{} rpm HDD", units::thousands(r as u64)),
-                None => "HDD".to_string(),
-            };
-            let cost = rpm
-                .and_then(published_random_io_ms)
-                .map(|ms| format!(" (seek plus rotation: about {} per random I/O)", units::ms(ms)))
-                .unwrap_or_default();
-            let message = format!(
-                "log file {} on volume {} shares {} of its {} physical disks ({media}: {}) with {} on \
-                 volume {}: different volumes, same spindles, so the log's sequential writes wait \
-                 behind the data files' random I/O{cost}",
-                log.logical_name,
-                lv.display_name(),
-                shared.len(),
-                log_disks.len(),
-                list_ids(&shared),
-                describe_files(&sharing),
-                volumes.join(", "),
-            );
-            let field = if log.physical_name.is_some() { "physical_name" } else { "volume_id" };
-            let fix = own_spindles_fix(view, &db.db.name, log, lv);
-            // An average over a few writes says little: the floor stands in for it then.
-            let measured = log
-                .io
-                .filter(|io| io.num_of_writes >= MIN_WRITES_MEASURED)
-                .and_then(|io| io.avg_write_stall_ms());
-            cx.report(log, field, message)
-                .values(
-                    format!("{} physical disks ({media}) shared with data files", shared.len()),
-                    "no physical disk shared between the log and the data files",
-                )
-                .quantities(Quantity::count(shared.len() as u64), Quantity::count(0))
-                .gain(gain::log_own_spindles(rpm, measured))
-                .fix(fix);
+            report(cx, db, log, lv, log_disks.len(), &sharing, rpm);
         }
     }
+}
+
+/// What the log on `lv` shares with the data files on other volumes: the physical disks, the
+/// files and their volumes.
+struct Sharing<'v> {
+    disks: BTreeSet<String>,
+    files: Vec<(&'v DatabaseView, &'v Located<DbFile>)>,
+    volumes: Vec<&'v str>,
+}
+
+/// A data file with its volume and the physical disks under that volume.
+type DataOnDisks<'v, 'd> = (&'v Located<DbFile>, &'v Located<Volume>, Cow<'d, BTreeSet<String>>);
+
+/// The physical disks of the log on `lv` (`log_disks`) that data files on other volumes use too.
+fn shared_with_data<'v>(
+    db: &'v DatabaseView,
+    lv: &Located<Volume>,
+    log_disks: &BTreeSet<String>,
+    data_disks: &[DataOnDisks<'v, '_>],
+) -> Sharing<'v> {
+    let mut shared = BTreeSet::new();
+    let mut files = vec![];
+    let mut volumes: Vec<&'v str> = vec![];
+    for (f, v, disks) in data_disks {
+        if v.key == lv.key {
+            continue;
+        }
+        // Most pairs share nothing: test before copying any id.
+        if log_disks.intersection(disks).next().is_none() {
+            continue;
+        }
+        shared.extend(log_disks.intersection(disks).cloned());
+        files.push((db, *f));
+        if !volumes.contains(&v.display_name()) {
+            volumes.push(v.display_name());
+        }
+    }
+    Sharing { disks: shared, files, volumes }
+}
+
+/// Reports the log sharing spindles with data files, `rpm` the shared disks' speed when known.
+fn report(
+    cx: &mut Ctx<'_, LogSharesSpindlesParams>,
+    db: &DatabaseView,
+    log: &Located<DbFile>,
+    lv: &Located<Volume>,
+    log_disk_count: usize,
+    sharing: &Sharing<'_>,
+    rpm: Option<u32>,
+) {
+    let media = match rpm {
+        Some(r) => format!("{} rpm HDD", units::thousands(r as u64)),
+        None => "HDD".to_string(),
+    };
+    let cost = rpm
+        .and_then(published_random_io_ms)
+        .map(|ms| format!(" (seek plus rotation: about {} per random I/O)", units::ms(ms)))
+        .unwrap_or_default();
+    let message = format!(
+        "log file {} on volume {} shares {} of its {} physical disks ({media}: {}) with {} on \
+         volume {}: different volumes, same spindles, so the log's sequential writes wait \
+         behind the data files' random I/O{cost}",
+        log.logical_name,
+        lv.display_name(),
+        sharing.disks.len(),
+        log_disk_count,
+        list_ids(&sharing.disks),
+        describe_files(&sharing.files),
+        sharing.volumes.join(", "),
+    );
+    let field = if log.physical_name.is_some() { "physical_name" } else { "volume_id" };
+    let fix = own_spindles_fix(cx.view, &db.db.name, log, lv);
+    // An average over a few writes says little: the floor stands in for it then.
+    let measured =
+        log.io.filter(|io| io.num_of_writes >= MIN_WRITES_MEASURED).and_then(|io| io.avg_write_stall_ms());
+    cx.report(log, field, message)
+        .values(
+            format!("{} physical disks ({media}) shared with data files", sharing.disks.len()),
+            "no physical disk shared between the log and the data files",
+        )
+        .quantities(Quantity::count(sharing.disks.len() as u64), Quantity::count(0))
+        .gain(gain::log_own_spindles(rpm, measured))
+        .fix(fix);
 }
 
 /// Move this log to spindles of its own, and see which disks its volume really sits on.

@@ -1,10 +1,11 @@
 use std::collections::BTreeMap;
 
 use spindle_core::declare_rule;
-use spindle_core::facts::{FileType, Growth};
+use spindle_core::facts::{DbFile, FileType, Growth, SqlInstance};
 use spindle_core::finding::Quantity;
 use spindle_core::rule::Ctx;
 use spindle_core::units;
+use spindle_core::view::{DatabaseView, Located};
 
 use super::files::{and_list, plural, tempdb_of};
 use super::tempdb_tsql as tsql_fix;
@@ -121,8 +122,6 @@ declare_rule! {
 }
 
 fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
-    let start = cx.params.start_files;
-    let step = cx.params.step_files;
     let view = cx.view;
     for (i, inst) in view.instances.iter().flatten().enumerate() {
         let Some(tempdb) = tempdb_of(cx, view, i, inst) else { continue };
@@ -137,108 +136,116 @@ fn check(cx: &mut Ctx<'_, TempdbDataFilesParams>) {
             continue;
         }
         // Judged only when all three checks could be made: a missing cpu_count, size or growth
-        // is recorded on the instance or a file, not on tempdb.
-        let mut complete = true;
-
-        // Count.
-        let cpus = match (inst.cpu_count.filter(|&c| c > 0), view.host.cpu_count.filter(|&c| c > 0)) {
-            (Some(c), _) => Some((c, "instance")),
-            (None, Some(c)) => Some((c, "host")),
-            (None, None) => None,
-        };
-        match cpus {
-            None => {
-                let reason = cx.collector_reason("cpu_count").unwrap_or_else(|| {
-                    "neither the instance's cpu_count (sys.dm_os_sys_info) nor the host's cpu_count was collected"
-                        .to_string()
-                });
-                cx.not_evaluated_because(inst, "cpu_count", reason);
-                complete = false;
-            }
-            Some((cpus, source)) => {
-                let n = data.len() as u32;
-                if !count_ok(n, cpus, start, step) {
-                    cx.report(
-                        &tempdb.db,
-                        "files",
-                        format!(
-                            "tempdb has {} for {} logical CPUs ({source} cpu_count); expected {}",
-                            plural(n as usize, "data file"),
-                            cpus,
-                            expected_count(cpus, start, step)
-                        ),
-                    )
-                    .values(plural(n as usize, "data file"), expected_count(cpus, start, step))
-                    .quantities(Quantity::count(n.into()), Quantity::count(cpus.min(start).into()))
-                    .fix(tsql_fix::count(
-                        &tempdb.db.name,
-                        &data,
-                        target_count(n, cpus, start, step),
-                    ));
-                }
-            }
-        }
-
-        // Equal size.
-        let sizes: Vec<_> = data.iter().map(|f| cx.need(*f, "size_bytes", f.size_bytes)).collect();
-        complete &= sizes.iter().all(Option::is_some);
-        if let Some(sizes) = sizes.into_iter().collect::<Option<Vec<u64>>>() {
-            let groups = group(data.iter().map(|f| f.logical_name.clone()).zip(sizes));
-            if let (Some((&min, _)), Some((&max, largest))) =
-                (groups.first_key_value(), groups.last_key_value())
-                && groups.len() > 1
-            {
-                let list: Vec<String> = groups
-                    .iter()
-                    .rev()
-                    .map(|(s, names)| format!("{} {}", is_are(names), units::bytes(*s)))
-                    .collect();
-                cx.report(
-                    &tempdb.db,
-                    "files",
-                    format!(
-                        "tempdb data files differ in size: {}; proportional fill allocates in proportion to free space, so {} take{} most allocations",
-                        list.join(", "),
-                        and_list(largest),
-                        if largest.len() == 1 { "s" } else { "" }
-                    ),
-                )
-                .values(
-                    format!("sizes from {} to {}", units::bytes(min), units::bytes(max)),
-                    "all data files the same size",
-                )
-                .fix(tsql_fix::sizes(&tempdb.db.name, &data, max));
-            }
-        }
-
-        // Equal growth.
-        let growths: Vec<_> = data.iter().map(|f| cx.need(*f, "growth", f.growth)).collect();
-        complete &= growths.iter().all(Option::is_some);
-        if let Some(growths) = growths.into_iter().collect::<Option<Vec<Growth>>>() {
-            let groups =
-                group(data.iter().map(|f| f.logical_name.clone()).zip(growths.into_iter().map(growth_key)));
-            if groups.len() > 1 {
-                let list: Vec<String> = groups
-                    .iter()
-                    .map(|(g, names)| format!("{} {}", and_list(names), describe_growth(*g)))
-                    .collect();
-                cx.report(
-                    &tempdb.db,
-                    "files",
-                    format!(
-                        "tempdb data files grow differently: {}; after one grows, the sizes differ",
-                        list.join(", ")
-                    ),
-                )
-                .values(plural(groups.len(), "growth setting"), "the same growth on every data file")
-                .quantities(Quantity::count(groups.len() as u64), None)
-                .fix(tsql_fix::growths(&tempdb.db.name, &data));
-            }
-        }
-        if complete {
+        // is recorded on the instance or a file, not on tempdb. Each check runs even when an
+        // earlier one could not, so every missing fact is recorded.
+        let count_complete = check_count(cx, inst, tempdb, &data);
+        let sizes_complete = check_sizes(cx, tempdb, &data);
+        let growths_complete = check_growths(cx, tempdb, &data);
+        if count_complete && sizes_complete && growths_complete {
             cx.judged(&tempdb.db);
         }
     }
+}
+
+/// As many data files as the CPUs call for. False when no cpu_count was collected.
+fn check_count(
+    cx: &mut Ctx<'_, TempdbDataFilesParams>,
+    inst: &Located<SqlInstance>,
+    tempdb: &DatabaseView,
+    data: &[&Located<DbFile>],
+) -> bool {
+    let start = cx.params.start_files;
+    let step = cx.params.step_files;
+    let cpus = match (inst.cpu_count.filter(|&c| c > 0), cx.view.host.cpu_count.filter(|&c| c > 0)) {
+        (Some(c), _) => Some((c, "instance")),
+        (None, Some(c)) => Some((c, "host")),
+        (None, None) => None,
+    };
+    let Some((cpus, source)) = cpus else {
+        let reason = cx.collector_reason("cpu_count").unwrap_or_else(|| {
+            "neither the instance's cpu_count (sys.dm_os_sys_info) nor the host's cpu_count was collected"
+                .to_string()
+        });
+        cx.not_evaluated_because(inst, "cpu_count", reason);
+        return false;
+    };
+    let n = data.len() as u32;
+    if !count_ok(n, cpus, start, step) {
+        cx.report(
+            &tempdb.db,
+            "files",
+            format!(
+                "tempdb has {} for {} logical CPUs ({source} cpu_count); expected {}",
+                plural(n as usize, "data file"),
+                cpus,
+                expected_count(cpus, start, step)
+            ),
+        )
+        .values(plural(n as usize, "data file"), expected_count(cpus, start, step))
+        .quantities(Quantity::count(n.into()), Quantity::count(cpus.min(start).into()))
+        .fix(tsql_fix::count(&tempdb.db.name, data, target_count(n, cpus, start, step)));
+    }
+    true
+}
+
+/// Every data file the same size. False when a size was not collected.
+fn check_sizes(
+    cx: &mut Ctx<'_, TempdbDataFilesParams>,
+    tempdb: &DatabaseView,
+    data: &[&Located<DbFile>],
+) -> bool {
+    let sizes: Vec<_> = data.iter().map(|f| cx.need(*f, "size_bytes", f.size_bytes)).collect();
+    let Some(sizes) = sizes.into_iter().collect::<Option<Vec<u64>>>() else { return false };
+    let groups = group(data.iter().map(|f| f.logical_name.clone()).zip(sizes));
+    if let (Some((&min, _)), Some((&max, largest))) = (groups.first_key_value(), groups.last_key_value())
+        && groups.len() > 1
+    {
+        let list: Vec<String> =
+            groups.iter().rev().map(|(s, names)| format!("{} {}", is_are(names), units::bytes(*s))).collect();
+        cx.report(
+            &tempdb.db,
+            "files",
+            format!(
+                "tempdb data files differ in size: {}; proportional fill allocates in proportion to free space, so {} take{} most allocations",
+                list.join(", "),
+                and_list(largest),
+                if largest.len() == 1 { "s" } else { "" }
+            ),
+        )
+        .values(
+            format!("sizes from {} to {}", units::bytes(min), units::bytes(max)),
+            "all data files the same size",
+        )
+        .fix(tsql_fix::sizes(&tempdb.db.name, data, max));
+    }
+    true
+}
+
+/// Every data file growing alike. False when a growth was not collected.
+fn check_growths(
+    cx: &mut Ctx<'_, TempdbDataFilesParams>,
+    tempdb: &DatabaseView,
+    data: &[&Located<DbFile>],
+) -> bool {
+    let growths: Vec<_> = data.iter().map(|f| cx.need(*f, "growth", f.growth)).collect();
+    let Some(growths) = growths.into_iter().collect::<Option<Vec<Growth>>>() else { return false };
+    let groups = group(data.iter().map(|f| f.logical_name.clone()).zip(growths.into_iter().map(growth_key)));
+    if groups.len() > 1 {
+        let list: Vec<String> =
+            groups.iter().map(|(g, names)| format!("{} {}", and_list(names), describe_growth(*g))).collect();
+        cx.report(
+            &tempdb.db,
+            "files",
+            format!(
+                "tempdb data files grow differently: {}; after one grows, the sizes differ",
+                list.join(", ")
+            ),
+        )
+        .values(plural(groups.len(), "growth setting"), "the same growth on every data file")
+        .quantities(Quantity::count(groups.len() as u64), None)
+        .fix(tsql_fix::growths(&tempdb.db.name, data));
+    }
+    true
 }
 
 /// `temp3 is` / `temp3 and temp4 are`.

@@ -208,84 +208,8 @@ fn judge<P>(cx: &mut Ctx<'_, P>, v: &Located<Volume>, min: u32, copies: u32) -> 
     };
     match layer {
         Layer::Raid => Verdict::Fine,
-        Layer::Space(vd) => {
-            let columns = cx.need(vd, "columns", vd.columns);
-            let Some(pool) = view.pool(&vd.pool_id) else {
-                cx.not_evaluated_because(
-                    vd,
-                    "storage_pools",
-                    format!("pool {} is not in the snapshot", vd.pool_id),
-                );
-                return Verdict::Unknown;
-            };
-            let pool_disks =
-                pool.physical_disk_ids.as_ref().map(|ids| ids.iter().collect::<BTreeSet<_>>().len() as u32);
-            let pool_disks = cx.need(pool, "physical_disk_ids", pool_disks);
-            let Some(text) = cx.need(vd, "resiliency", vd.resiliency.as_deref()) else {
-                return Verdict::Unknown;
-            };
-            let Some(resiliency) = Resiliency::parse(text) else {
-                cx.not_evaluated_because(
-                    vd,
-                    "resiliency",
-                    format!("resiliency \"{text}\" is not one of Simple, Mirror or Parity"),
-                );
-                return Verdict::Unknown;
-            };
-            let (Some(columns), Some(pool_disks)) = (columns, pool_disks) else { return Verdict::Unknown };
-            let possible = spaces::max_columns(resiliency, pool_disks, copies);
-            if columns >= min || possible <= columns {
-                return Verdict::Fine;
-            }
-            let pool_name = spaces::pool_name(pool);
-            let copies_note = match resiliency {
-                Resiliency::Mirror => format!(", {copies} data copies assumed"),
-                _ => String::new(),
-            };
-            Verdict::Narrow(Narrow {
-                width: columns,
-                possible,
-                layout: format!(
-                    "virtual disk {} ({}{copies_note}, {columns} column{}) in pool {pool_name} of {pool_disks} \
-                     physical disks",
-                    spaces::vd_name(vd),
-                    resiliency.as_str(),
-                    if columns == 1 { "" } else { "s" },
-                ),
-                command: Some(spaces::new_virtual_disk(
-                    pool_name,
-                    &format!("{}-new", spaces::vd_name(vd)),
-                    resiliency,
-                    possible,
-                    copies,
-                    spaces::interleave_arg(view),
-                )),
-            })
-        }
-        Layer::Lvm { name, stripes, devices } => {
-            let Some(stripes) = cx.need(v, "backed_by/lvm/stripes", stripes) else { return Verdict::Unknown };
-            if devices.is_empty() {
-                cx.not_evaluated(v, "backed_by/lvm/devices");
-                return Verdict::Unknown;
-            }
-            let under: BTreeSet<&str> = devices
-                .iter()
-                .map(|d| view.partition(d).map_or(d.as_str(), |p| p.disk_id.as_str()))
-                .collect();
-            let n = under.len() as u32;
-            if stripes >= min || n <= stripes {
-                return Verdict::Fine;
-            }
-            Verdict::Narrow(Narrow {
-                width: stripes.max(1),
-                possible: n,
-                layout: format!(
-                    "LVM volume {name} ({stripes} stripe{}) over {n} disks",
-                    if stripes == 1 { "" } else { "s" }
-                ),
-                command: None,
-            })
-        }
+        Layer::Space(vd) => judge_space(cx, vd, min, copies),
+        Layer::Lvm { name, stripes, devices } => judge_lvm(cx, v, name, stripes, devices, min),
         Layer::Plain(ids) => {
             let n = ids.len() as u32;
             if n <= 1 || min <= 1 {
@@ -299,6 +223,93 @@ fn judge<P>(cx: &mut Ctx<'_, P>, v: &Located<Volume>, min: u32, copies: u32) -> 
             })
         }
     }
+}
+
+/// [`judge`] for a volume on a Storage Spaces virtual disk: narrow when it has fewer columns
+/// than `min` and its pool has disks for more.
+fn judge_space<P>(cx: &mut Ctx<'_, P>, vd: &Located<VirtualDisk>, min: u32, copies: u32) -> Verdict {
+    let view = cx.view;
+    let columns = cx.need(vd, "columns", vd.columns);
+    let Some(pool) = view.pool(&vd.pool_id) else {
+        cx.not_evaluated_because(vd, "storage_pools", format!("pool {} is not in the snapshot", vd.pool_id));
+        return Verdict::Unknown;
+    };
+    let pool_disks =
+        pool.physical_disk_ids.as_ref().map(|ids| ids.iter().collect::<BTreeSet<_>>().len() as u32);
+    let pool_disks = cx.need(pool, "physical_disk_ids", pool_disks);
+    let Some(text) = cx.need(vd, "resiliency", vd.resiliency.as_deref()) else {
+        return Verdict::Unknown;
+    };
+    let Some(resiliency) = Resiliency::parse(text) else {
+        cx.not_evaluated_because(
+            vd,
+            "resiliency",
+            format!("resiliency \"{text}\" is not one of Simple, Mirror or Parity"),
+        );
+        return Verdict::Unknown;
+    };
+    let (Some(columns), Some(pool_disks)) = (columns, pool_disks) else { return Verdict::Unknown };
+    let possible = spaces::max_columns(resiliency, pool_disks, copies);
+    if columns >= min || possible <= columns {
+        return Verdict::Fine;
+    }
+    let pool_name = spaces::pool_name(pool);
+    let copies_note = match resiliency {
+        Resiliency::Mirror => format!(", {copies} data copies assumed"),
+        _ => String::new(),
+    };
+    Verdict::Narrow(Narrow {
+        width: columns,
+        possible,
+        layout: format!(
+            "virtual disk {} ({}{copies_note}, {columns} column{}) in pool {pool_name} of {pool_disks} \
+             physical disks",
+            spaces::vd_name(vd),
+            resiliency.as_str(),
+            if columns == 1 { "" } else { "s" },
+        ),
+        command: Some(spaces::new_virtual_disk(
+            pool_name,
+            &format!("{}-new", spaces::vd_name(vd)),
+            resiliency,
+            possible,
+            copies,
+            spaces::interleave_arg(view),
+        )),
+    })
+}
+
+/// [`judge`] for an LVM volume: narrow when it has fewer stripes than `min` and more disks
+/// under its devices.
+fn judge_lvm<P>(
+    cx: &mut Ctx<'_, P>,
+    v: &Located<Volume>,
+    name: &str,
+    stripes: Option<u32>,
+    devices: &[String],
+    min: u32,
+) -> Verdict {
+    let view = cx.view;
+    let Some(stripes) = cx.need(v, "backed_by/lvm/stripes", stripes) else { return Verdict::Unknown };
+    if devices.is_empty() {
+        cx.not_evaluated(v, "backed_by/lvm/devices");
+        return Verdict::Unknown;
+    }
+    let under: BTreeSet<&str> =
+        devices.iter().map(|d| view.partition(d).map_or(d.as_str(), |p| p.disk_id.as_str())).collect();
+    let n = under.len() as u32;
+    if stripes >= min || n <= stripes {
+        return Verdict::Fine;
+    }
+    Verdict::Narrow(Narrow {
+        width: stripes.max(1),
+        possible: n,
+        layout: format!(
+            "LVM volume {name} ({stripes} stripe{}) over {n} disks",
+            if stripes == 1 { "" } else { "s" }
+        ),
+        command: None,
+    })
 }
 
 /// What the volume is striped over: its own backing, or the one under the disks of its
