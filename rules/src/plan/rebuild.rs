@@ -5,12 +5,14 @@
 //! outage: databases offline, every volume copied off, rebuilt, copied back, databases online.
 
 use spindle_core::facts::{DatabaseRole, Partition, VirtualDisk, Volume};
+use spindle_core::fast_hash::{FastMap, FastSet};
 use spindle_core::plan::{Command, Phase, RebuildPart, Remedy, Step};
 use spindle_core::quote::{self, checked_path, ps_native_path};
 use spindle_core::units;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
 use super::Builder;
+use super::on_volume::FilesOnVolumes;
 use super::subject::{self, Subject};
 use crate::alignment::recreate::aligned_offset;
 use crate::commands::{dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name};
@@ -32,14 +34,14 @@ pub(super) struct Rebuild<'v> {
 
 pub(super) fn steps(b: &mut Builder<'_>) {
     let view = b.view;
-    let mut rebuilds: Vec<Rebuild<'_>> = vec![];
+    let mut rebuilds = Rebuilds::default();
     for (i, f, remedy) in b.open(|r| matches!(r, Remedy::Rebuild(_))) {
         let Remedy::Rebuild(part) = remedy else { continue };
         let expected = f.expected_quantity.map(|q| q.value);
-        match subject::of(view, &f.entity.key) {
+        match b.subject(&f.entity.key) {
             Subject::Partition(p) => {
                 let Some(v) = view.volume_of_partition(p) else { continue };
-                let r = slot(&mut rebuilds, v);
+                let r = rebuilds.slot(v);
                 let align = expected.map_or(65_536, |e| e as u64).max(4096);
                 let prev = r.partition.map_or(1, |(_, a)| a);
                 r.partition = Some((p, lcm(prev, align)));
@@ -47,7 +49,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
                 r.findings.push(i);
             }
             Subject::Volume(v) => {
-                let r = slot(&mut rebuilds, v);
+                let r = rebuilds.slot(v);
                 if part == RebuildPart::AllocationUnit {
                     r.cluster_bytes = expected.map(|e| e as u64).or(Some(65_536));
                 } else {
@@ -57,7 +59,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
             }
             Subject::VirtualDisk(vd) => {
                 for v in subject::volumes_on_virtual_disk(view, vd) {
-                    let r = slot(&mut rebuilds, v);
+                    let r = rebuilds.slot(v);
                     let (mut cols, mut inter) = r.virtual_disk.map_or((None, None), |x| (x.1, x.2));
                     if part == RebuildPart::Columns {
                         cols = expected.map(|e| e as u32);
@@ -73,7 +75,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     }
     // The operating system's volume cannot be emptied while the system runs from it.
     let (os, rebuilds): (Vec<_>, Vec<_>) =
-        rebuilds.into_iter().partition(|r| crate::volume_os::is_os_volume(view, r.volume));
+        rebuilds.list.into_iter().partition(|r| b.os_volumes.holds_os(r.volume));
     for r in os {
         let mut step = Step::new(
             Phase::Manual,
@@ -88,17 +90,26 @@ pub(super) fn steps(b: &mut Builder<'_>) {
         step.instructions = Some(what_changes(&r));
         b.add(step, &r.findings, &[]);
     }
-    for group in outages(view, rebuilds) {
+    for group in outages(&b.on_volumes, rebuilds) {
         outage(b, group);
     }
 }
 
-/// The slot of volume `v` in `rebuilds`, added when new.
-fn slot<'a, 'v>(rebuilds: &'a mut Vec<Rebuild<'v>>, v: &'v Located<Volume>) -> &'a mut Rebuild<'v> {
-    let i = match rebuilds.iter().position(|r| r.volume.key == v.key) {
-        Some(i) => i,
-        None => {
-            rebuilds.push(Rebuild {
+/// The volumes to rebuild, in the order their first finding came.
+#[derive(Default)]
+struct Rebuilds<'v> {
+    list: Vec<Rebuild<'v>>,
+    /// Where each volume is in `list`, by its key: a walk of `list` per finding made a host
+    /// with thousands of misaligned partitions quadratic (issue 27).
+    at: FastMap<&'v str, usize>,
+}
+
+impl<'v> Rebuilds<'v> {
+    /// The slot of volume `v`, added when new.
+    fn slot(&mut self, v: &'v Located<Volume>) -> &mut Rebuild<'v> {
+        let list = &mut self.list;
+        let i = *self.at.entry(v.key.as_str()).or_insert_with(|| {
+            list.push(Rebuild {
                 volume: v,
                 partition: None,
                 cluster_bytes: None,
@@ -107,10 +118,10 @@ fn slot<'a, 'v>(rebuilds: &'a mut Vec<Rebuild<'v>>, v: &'v Located<Volume>) -> &
                 disk_number: None,
                 findings: vec![],
             });
-            rebuilds.len() - 1
-        }
-    };
-    &mut rebuilds[i]
+            list.len() - 1
+        });
+        &mut list[i]
+    }
 }
 
 fn lcm(a: u64, b: u64) -> u64 {
@@ -118,33 +129,58 @@ fn lcm(a: u64, b: u64) -> u64 {
 }
 
 /// Rebuilds grouped into outages: volumes that hold files of the same database are rebuilt
-/// while it is offline once.
+/// while it is offline once. A group's place is where its last rebuild joined it.
 fn outages<'v>(
-    view: &'v HostView,
+    on_volumes: &FilesOnVolumes<'v>,
     rebuilds: Vec<Rebuild<'v>>,
 ) -> Vec<(Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)> {
-    let mut groups: Vec<(Vec<&DatabaseView>, Vec<Rebuild<'v>>)> = vec![];
+    // Merged groups leave a hole, so that the places of the others stay put; `group_of` holds
+    // each database's group (a database is in one group at most), so that a rebuild finds the
+    // groups it joins without a walk of them all.
+    let mut groups: Vec<Option<Outage<'v>>> = vec![];
+    let mut group_of: FastMap<*const DatabaseView, usize> = FastMap::default();
     for r in rebuilds {
-        let dbs = subject::databases_on(view, r.volume);
-        let overlapping: Vec<usize> = groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.0.iter().any(|d| dbs.iter().any(|e| std::ptr::eq(*d, *e))))
-            .map(|(i, _)| i)
-            .collect();
-        let mut merged = (dbs, vec![r]);
-        for i in overlapping.into_iter().rev() {
-            let (d, rs) = groups.remove(i);
-            for x in d {
-                if !merged.0.iter().any(|e| std::ptr::eq(*e, x)) {
-                    merged.0.push(x);
-                }
-            }
-            merged.1.splice(0..0, rs);
+        let dbs = on_volumes.databases_on(r.volume);
+        let mut overlapping: Vec<usize> =
+            dbs.iter().filter_map(|d| group_of.get(&std::ptr::from_ref(*d)).copied()).collect();
+        overlapping.sort_unstable();
+        overlapping.dedup();
+        let merged = merge(&mut groups, &overlapping, dbs, r);
+        for d in &merged.0 {
+            group_of.insert(std::ptr::from_ref(*d), groups.len());
         }
-        groups.push(merged);
+        groups.push(Some(merged));
     }
-    groups
+    groups.into_iter().flatten().collect()
+}
+
+/// The databases offline in one outage, and the rebuilds made during it.
+type Outage<'v> = (Vec<&'v DatabaseView>, Vec<Rebuild<'v>>);
+
+/// Rebuild `r` of a volume holding `dbs` with the groups at `overlapping` (ascending), which
+/// leave their places empty: its databases then theirs, latest group first; their rebuilds in
+/// the groups' order, then `r`.
+fn merge<'v>(
+    groups: &mut [Option<Outage<'v>>],
+    overlapping: &[usize],
+    mut dbs: Vec<&'v DatabaseView>,
+    r: Rebuild<'v>,
+) -> Outage<'v> {
+    let mut seen: FastSet<*const DatabaseView> = dbs.iter().map(|d| std::ptr::from_ref(*d)).collect();
+    for &i in overlapping.iter().rev() {
+        for &x in groups[i].as_ref().map_or(&[][..], |g| g.0.as_slice()) {
+            if seen.insert(std::ptr::from_ref(x)) {
+                dbs.push(x);
+            }
+        }
+    }
+    let mut taken = overlapping.iter().filter_map(|&i| groups[i].take());
+    let mut rebuilds = taken.next().map_or_else(Vec::new, |g| g.1);
+    for g in taken {
+        rebuilds.extend(g.1);
+    }
+    rebuilds.push(r);
+    (dbs, rebuilds)
 }
 
 /// The steps of one outage.
