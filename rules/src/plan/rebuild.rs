@@ -183,15 +183,30 @@ fn merge<'v>(
     (dbs, rebuilds)
 }
 
-/// The steps of one outage.
-fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)) {
-    let view = b.view;
-    let linux = b.linux;
-    let vols = rebuilds.iter().map(|r| r.volume.display_name()).collect::<Vec<_>>().join(", ");
-    let names: Vec<String> = dbs.iter().map(|d| d.db.name.clone()).collect();
-    let whole_instance = dbs.iter().any(|d| d.db.effective_role() != DatabaseRole::User);
-    let service = service_name(view, dbs.first().map_or(0, |d| d.instance));
-    let mut all_names: Vec<&str> = names.iter().map(String::as_str).collect();
+/// The databases an outage takes offline, and what its steps say about them.
+struct Offline<'a> {
+    dbs: &'a [&'a DatabaseView],
+    names: Vec<String>,
+    /// A system database is among them: the whole instance stops.
+    whole_instance: bool,
+    service: String,
+    /// The volumes rebuilt, as one list for titles.
+    vols: String,
+    linux: bool,
+}
+
+/// The steps of one outage, in one unit: databases offline, each volume copied off, rebuilt and
+/// copied back, databases online.
+fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): Outage<'v>) {
+    let offline = Offline {
+        dbs: &dbs,
+        names: dbs.iter().map(|d| d.db.name.clone()).collect(),
+        whole_instance: dbs.iter().any(|d| d.db.effective_role() != DatabaseRole::User),
+        service: service_name(b.view, dbs.first().map_or(0, |d| d.instance)),
+        vols: rebuilds.iter().map(|r| r.volume.display_name()).collect::<Vec<_>>().join(", "),
+        linux: b.linux,
+    };
+    let mut all_names: Vec<&str> = offline.names.iter().map(String::as_str).collect();
     for r in &rebuilds {
         all_names.extend(r.volume.mount_points.iter().map(String::as_str));
         all_names.extend(r.volume.item.label.as_deref());
@@ -201,19 +216,31 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
     }
 
     b.begin_unit();
-    // 1. Offline.
+    b.add(offline_step(&offline), &[], &all_names);
+    for (k, r) in rebuilds.iter().enumerate() {
+        volume_steps(b, k, r, &all_names);
+    }
+    if !dbs.is_empty() {
+        b.add(online_step(&offline), &[], &all_names);
+    }
+    b.end_unit();
+}
+
+/// The outage's first step: its databases offline, or the instance stopped.
+fn offline_step(o: &Offline<'_>) -> Step {
+    let vols = &o.vols;
     let mut off = Step::new(
         Phase::Offline,
-        if dbs.is_empty() {
+        if o.dbs.is_empty() {
             format!("Start the outage for {vols}")
-        } else if whole_instance {
+        } else if o.whole_instance {
             format!("Stop SQL Server for the rebuild of {vols}")
         } else {
-            format!("Take {} offline for the rebuild of {vols}", names.join(", "))
+            format!("Take {} offline for the rebuild of {vols}", o.names.join(", "))
         },
         "The files on these volumes must not change while they are copied off and back.",
     );
-    for d in &dbs {
+    for d in o.dbs {
         off.preconditions.push(format!(
             "A verified full backup of {} (`BACKUP DATABASE … WITH CHECKSUM`, then `RESTORE VERIFYONLY`), kept off these volumes.",
             d.db.name
@@ -222,11 +249,12 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
     off.preconditions.push(format!(
         "A maintenance window: {vols} and their databases are unavailable until the last step of this outage."
     ));
-    if whole_instance {
-        off.commands.push(stop_service(linux, &service, true));
-        off.rollback.push(stop_service(linux, &service, false));
-    } else if !dbs.is_empty() {
-        let sql: String = dbs
+    if o.whole_instance {
+        off.commands.push(stop_service(o.linux, &o.service, true));
+        off.rollback.push(stop_service(o.linux, &o.service, false));
+    } else if !o.dbs.is_empty() {
+        let sql: String = o
+            .dbs
             .iter()
             .map(|d| {
                 format!("ALTER DATABASE {} SET OFFLINE WITH ROLLBACK IMMEDIATE;\n", tsql_name(&d.db.name))
@@ -234,106 +262,103 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
             .collect();
         off.commands.push(Command::tsql(sql));
         let back: String =
-            dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
+            o.dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
         off.rollback.push(Command::tsql(back));
     }
-    b.add(off, &[], &all_names);
+    off
+}
 
-    // 2.–4. Each volume: copy off, rebuild, copy back.
-    for (k, r) in rebuilds.iter().enumerate() {
-        let slot = format!("volume-{}", k + 1);
-        let used = match (r.volume.size_bytes, r.volume.free_bytes) {
-            (Some(s), Some(f)) => Some(s.saturating_sub(f)),
-            _ => None,
-        };
-        let mut copy = Step::new(
-            Phase::Offline,
-            format!("Copy everything on {} to the staging folder", r.volume.display_name()),
-            "A partition cannot be moved or realigned in place, nor clusters changed: the volume is \
-             emptied and refilled.",
-        );
-        copy.preconditions.push(match used {
-            Some(u) => format!(
-                "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with more than {} free.",
-                units::bytes(u)
-            ),
-            None => "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with room for everything on the volume.".to_string(),
-        });
-        let mount = mount_of(r.volume);
-        copy.commands.push(copy_cmd(linux, &mount, &slot, true));
-        copy.rollback_note = Some("Nothing on the volume changed: delete the staging copy.".into());
-        b.add(copy, &[], &all_names);
+/// The `k`th volume of an outage: copied off, rebuilt, copied back.
+fn volume_steps(b: &mut Builder<'_>, k: usize, r: &Rebuild<'_>, all_names: &[&str]) {
+    let (view, linux) = (b.view, b.linux);
+    let slot = format!("volume-{}", k + 1);
+    let used = match (r.volume.size_bytes, r.volume.free_bytes) {
+        (Some(s), Some(f)) => Some(s.saturating_sub(f)),
+        _ => None,
+    };
+    let mut copy = Step::new(
+        Phase::Offline,
+        format!("Copy everything on {} to the staging folder", r.volume.display_name()),
+        "A partition cannot be moved or realigned in place, nor clusters changed: the volume is \
+         emptied and refilled.",
+    );
+    copy.preconditions.push(match used {
+        Some(u) => format!(
+            "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with more than {} free.",
+            units::bytes(u)
+        ),
+        None => "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with room for everything on the volume.".to_string(),
+    });
+    let mount = mount_of(r.volume);
+    copy.commands.push(copy_cmd(linux, &mount, &slot, true));
+    copy.rollback_note = Some("Nothing on the volume changed: delete the staging copy.".into());
+    b.add(copy, &[], all_names);
 
-        let mut rebuild = Step::new(
-            Phase::Offline,
-            rebuild_title(r),
-            format!(
-                "{} This deletes everything on {}.{}",
-                what_changes(r),
-                r.volume.display_name(),
-                waived_alignment(b, r)
-            ),
-        );
-        rebuild.destructive = true;
-        rebuild.commands = rebuild_commands(view, linux, r);
-        rebuild.rollback_note = Some(format!(
-            "The old {} and its contents are gone: copy the staging folder back onto a volume made as \
-             before, or restore the verified backups.",
-            if r.virtual_disk.is_some() { "virtual disk" } else { "partition" }
-        ));
-        rebuild.preconditions.push(format!(
-            "The staging copy of {} is complete (the step before succeeded).",
-            r.volume.display_name()
-        ));
-        b.add(rebuild, &r.findings, &all_names);
+    let mut rebuild = Step::new(
+        Phase::Offline,
+        rebuild_title(r),
+        format!(
+            "{} This deletes everything on {}.{}",
+            what_changes(r),
+            r.volume.display_name(),
+            waived_alignment(b, r)
+        ),
+    );
+    rebuild.destructive = true;
+    rebuild.commands = rebuild_commands(view, linux, r);
+    rebuild.rollback_note = Some(format!(
+        "The old {} and its contents are gone: copy the staging folder back onto a volume made as \
+         before, or restore the verified backups.",
+        if r.virtual_disk.is_some() { "virtual disk" } else { "partition" }
+    ));
+    rebuild.preconditions.push(format!(
+        "The staging copy of {} is complete (the step before succeeded).",
+        r.volume.display_name()
+    ));
+    b.add(rebuild, &r.findings, all_names);
 
-        let mut back = Step::new(
-            Phase::Offline,
-            format!("Copy the files back to {} and check the new layout", r.volume.display_name()),
-            "The files return to the same paths, so SQL Server finds them where it left them.",
-        );
-        back.commands.push(copy_cmd(linux, &mount, &slot, false));
-        back.commands.push(verify_cmd(view, linux, r));
-        back.rollback_note = Some("Copy again from the staging folder.".into());
-        b.add(back, &[], &all_names);
-    }
+    let mut back = Step::new(
+        Phase::Offline,
+        format!("Copy the files back to {} and check the new layout", r.volume.display_name()),
+        "The files return to the same paths, so SQL Server finds them where it left them.",
+    );
+    back.commands.push(copy_cmd(linux, &mount, &slot, false));
+    back.commands.push(verify_cmd(view, linux, r));
+    back.rollback_note = Some("Copy again from the staging folder.".into());
+    b.add(back, &[], all_names);
+}
 
-    // 5. Online.
-    if !dbs.is_empty() {
-        let mut on = Step::new(
-            Phase::Offline,
-            if whole_instance {
-                "Start SQL Server and check the databases".to_string()
-            } else {
-                format!(
-                    "Bring {} online and check {}",
-                    names.join(", "),
-                    if names.len() == 1 { "it" } else { "them" }
-                )
-            },
-            "Ends the outage. DBCC CHECKDB confirms the copied files are whole.",
-        );
-        if whole_instance {
-            on.commands.push(stop_service(linux, &service, false));
+/// The outage's last step: its databases online (or the instance started) and checked.
+fn online_step(o: &Offline<'_>) -> Step {
+    let mut on = Step::new(
+        Phase::Offline,
+        if o.whole_instance {
+            "Start SQL Server and check the databases".to_string()
         } else {
-            let sql: String = dbs
-                .iter()
-                .map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name)))
-                .collect();
-            on.commands.push(Command::tsql(sql));
-        }
-        let check: String = dbs
-            .iter()
-            .map(|d| {
-                format!("DBCC CHECKDB ({}) WITH NO_INFOMSGS;\n", crate::commands::tsql_string(&d.db.name))
-            })
-            .collect();
-        on.commands.push(Command::tsql(check));
-        on.rollback_note =
-            Some("If a check fails: take the database offline and restore the verified backup.".into());
-        b.add(on, &[], &all_names);
+            format!(
+                "Bring {} online and check {}",
+                o.names.join(", "),
+                if o.names.len() == 1 { "it" } else { "them" }
+            )
+        },
+        "Ends the outage. DBCC CHECKDB confirms the copied files are whole.",
+    );
+    if o.whole_instance {
+        on.commands.push(stop_service(o.linux, &o.service, false));
+    } else {
+        let sql: String =
+            o.dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
+        on.commands.push(Command::tsql(sql));
     }
-    b.end_unit();
+    let check: String = o
+        .dbs
+        .iter()
+        .map(|d| format!("DBCC CHECKDB ({}) WITH NO_INFOMSGS;\n", crate::commands::tsql_string(&d.db.name)))
+        .collect();
+    on.commands.push(Command::tsql(check));
+    on.rollback_note =
+        Some("If a check fails: take the database offline and restore the verified backup.".into());
+    on
 }
 
 fn service_name(view: &HostView, instance: usize) -> String {
