@@ -298,38 +298,50 @@ pub(crate) fn output(
     enabled: &[String],
 ) -> Result<(Vec<Finding>, Vec<NotEvaluated>), String> {
     let what = "its output breaks the plugin contract";
+    within_bounds(&out).map_err(|e| format!("{what}: {e}"))?;
+    let p = output_problems(&out, declared, enabled);
+    if p.1 > 0 {
+        return p.finish(what, (vec![], vec![]));
+    }
+    Ok(converted(out))
+}
+
+/// The call's output is no larger than one call may return: in entries, then in text.
+fn within_bounds(out: &wit::CheckOutput) -> Result<(), String> {
     if out.findings.len() > MAX_FINDINGS {
-        return Err(format!("{what}: {} findings, more than {MAX_FINDINGS}", out.findings.len()));
+        return Err(format!("{} findings, more than {MAX_FINDINGS}", out.findings.len()));
     }
     if out.not_evaluated.len() > MAX_FINDINGS {
-        return Err(format!(
-            "{what}: {} not-evaluated entries, more than {MAX_FINDINGS}",
-            out.not_evaluated.len()
-        ));
+        return Err(format!("{} not-evaluated entries, more than {MAX_FINDINGS}", out.not_evaluated.len()));
     }
     let text_bytes: usize = out.findings.iter().map(finding_text).sum::<usize>()
         + out.not_evaluated.iter().map(not_evaluated_text).sum::<usize>();
     if text_bytes > MAX_OUTPUT_TEXT {
-        return Err(format!(
-            "{what}: {} MiB of text, more than {} MiB",
-            text_bytes >> 20,
-            MAX_OUTPUT_TEXT >> 20
-        ));
+        return Err(format!("{} MiB of text, more than {} MiB", text_bytes >> 20, MAX_OUTPUT_TEXT >> 20));
     }
+    Ok(())
+}
+
+/// Whether `code` is a rule this call enabled; when not, the problem, which says whether the
+/// plugin declared it at all.
+fn enabled_code(p: &mut Problems, declared: &[RuleMeta], enabled: &[String], kind: &str, code: &str) -> bool {
+    if enabled.iter().any(|c| c == code) {
+        return true;
+    }
+    if declared.iter().any(|r| r.code == code) {
+        p.add(format!("{kind} for `{code}`, a rule this call did not enable"));
+    } else {
+        p.add(format!("{kind} for `{}`, a code it did not declare", quote(code)));
+    }
+    false
+}
+
+/// Every entry of the output that breaks the contract: a code not enabled, an entity key that is
+/// not one bounded line, an empty message or missing fact, an over-long pointer.
+fn output_problems(out: &wit::CheckOutput, declared: &[RuleMeta], enabled: &[String]) -> Problems {
     let mut p = Problems::default();
-    let check_code = |p: &mut Problems, kind: &str, code: &str| -> bool {
-        if enabled.iter().any(|c| c == code) {
-            return true;
-        }
-        if declared.iter().any(|r| r.code == code) {
-            p.add(format!("{kind} for `{code}`, a rule this call did not enable"));
-        } else {
-            p.add(format!("{kind} for `{}`, a code it did not declare", quote(code)));
-        }
-        false
-    };
     for f in &out.findings {
-        if check_code(&mut p, "a finding", &f.code) {
+        if enabled_code(&mut p, declared, enabled, "a finding", &f.code) {
             if f.entity.trim().is_empty() || !one_line(&f.entity) || f.entity.len() > MAX_ENTITY_BYTES {
                 p.add(format!(
                     "a finding for `{}` names the entity `{}`: an entity key is one non-empty line \
@@ -347,7 +359,7 @@ pub(crate) fn output(
         }
     }
     for n in &out.not_evaluated {
-        if check_code(&mut p, "a not-evaluated entry", &n.code) {
+        if enabled_code(&mut p, declared, enabled, "a not-evaluated entry", &n.code) {
             if n.missing.trim().is_empty() {
                 p.add(format!("a not-evaluated entry for `{}` does not say what is missing", n.code));
             }
@@ -365,11 +377,12 @@ pub(crate) fn output(
             }
         }
     }
-    if p.1 > 0 {
-        return p.finish(what, (vec![], vec![]));
-    }
-    // Entity keys and pointers are bounded above and must stay whole (they are looked up);
-    // free text is cut.
+    p
+}
+
+/// A valid output in spindle's types. Entity keys and pointers are bounded already and must stay
+/// whole (they are looked up), so they are only escaped; free text is cut.
+fn converted(out: wit::CheckOutput) -> (Vec<Finding>, Vec<NotEvaluated>) {
     let esc = |o: Option<String>| o.map(|s| escape(&s));
     let txt = |o: Option<String>| o.map(|s| text(&s));
     let findings = out
@@ -397,5 +410,5 @@ pub(crate) fn output(
             n
         })
         .collect();
-    Ok((findings, not_evaluated))
+    (findings, not_evaluated)
 }

@@ -42,30 +42,16 @@ use std::collections::BTreeMap;
 
 use spindle_core::facts::{Backing, Disk, Host, Partition, PartitionStyle, SCHEMA_VERSION, Snapshot, Volume};
 
-use super::gpt::{self, Guid};
-use super::read_at::{Fields, ReadAt, Window, read_bytes};
-use super::{ImageError, ext4, fat, mbr, ntfs, refs, vhd, xfs};
+use super::content::{Content, probe, volume_of};
+use super::overlaps::overlaps;
+use super::read_at::{ReadAt, Window, read_bytes};
+pub use super::tables::PartitionType;
+use super::tables::{Part, gpt_partitions, mbr_partitions};
+use super::{ImageError, mbr, vhd};
 use crate::notes::Uncollected;
 
 /// The collector's name in `CollectorReport`.
 pub const COLLECTOR: &str = "image";
-/// Bytes read from the start of each partition to recognise its contents.
-const PROBE_BYTES: u64 = 8192;
-
-/// What the partition table says a partition is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartitionType {
-    /// The MBR type byte (0x07 NTFS/exFAT, 0x83 Linux, ...).
-    Mbr(u8),
-    /// The GPT partition type GUID.
-    Gpt(Guid),
-}
-
-impl PartitionType {
-    pub fn is_microsoft_reserved(&self) -> bool {
-        *self == PartitionType::Gpt(gpt::MICROSOFT_RESERVED)
-    }
-}
 
 /// What one disk image holds, in the facts model's terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,134 +122,6 @@ pub fn collect(source: &dyn ReadAt, disk_id: &str) -> Result<ImageFacts, ImageEr
 /// [`collect`], then [`ImageFacts::into_snapshot`].
 pub fn snapshot(source: &dyn ReadAt, disk_id: &str, host_name: &str) -> Result<Snapshot, ImageError> {
     Ok(collect(source, disk_id)?.into_snapshot(host_name))
-}
-
-/// What the first bytes of a partition (or of the whole disk) hold.
-enum Content {
-    Empty,
-    Swap,
-    Ntfs(Result<ntfs::NtfsBoot, ImageError>),
-    Refs,
-    Xfs(Result<xfs::XfsSuper, ImageError>),
-    Ext(Result<ext4::ExtSuper, ImageError>),
-    Fat(Result<fat::FatBoot, ImageError>),
-    /// Known, but not a filesystem spindle reads: the reason.
-    Opaque(&'static str),
-    Unknown,
-}
-
-impl Content {
-    fn recognised(&self) -> bool {
-        !matches!(self, Content::Empty | Content::Unknown)
-    }
-}
-
-fn probe(src: &dyn ReadAt, offset: u64, len: u64) -> Result<Content, ImageError> {
-    let n = len.min(PROBE_BYTES);
-    let buf = read_bytes(src, 0, offset, n, PROBE_BYTES, "first sectors of a partition")?;
-    let f = Fields::new(&buf, offset);
-    let first = &buf[..buf.len().min(512)];
-    Ok(if ntfs::is_ntfs(first) {
-        Content::Ntfs(ntfs::parse(first, offset))
-    } else if refs::is_refs(first) {
-        Content::Refs
-    } else if xfs::is_xfs(first) {
-        Content::Xfs(xfs::parse(first, offset))
-    } else if buf.len() > 1024 && ext4::is_ext(&buf[1024..]) {
-        let end = buf.len().min(2048);
-        Content::Ext(ext4::parse(&buf[1024..end], offset + 1024))
-    } else if fat::fat_name(first).is_some() {
-        Content::Fat(fat::parse(first, offset))
-    } else if f.has(3, b"-FVE-FS-") {
-        Content::Opaque(
-            "holds a BitLocker-encrypted volume; the filesystem inside is read once it is unlocked",
-        )
-    } else if f.has(512, b"LABELONE") || f.has(24, b"LABELONE") {
-        Content::Opaque("holds an LVM physical volume; the logical volumes on it are not read from images")
-    } else if f.has(4096, &[0xFC, 0x4E, 0x2B, 0xA9]) {
-        Content::Opaque("holds a Linux md RAID member; the array is not assembled from images")
-    } else if f.has(4086, b"SWAPSPACE2") || f.has(4086, b"SWAP-SPACE") {
-        Content::Swap
-    } else if buf.iter().all(|&b| b == 0) {
-        Content::Empty
-    } else {
-        Content::Unknown
-    })
-}
-
-/// The volume (if any) a partition's or disk's content makes, with the notes it needs.
-fn volume_of(out: &mut ImageFacts, content: Content, id: &str, backed_by: Option<Backing>, at: u64) {
-    let mut v = Volume { id: id.to_string(), backed_by, ..Volume::default() };
-    let err_note = |out: &mut ImageFacts, fact: &str, e: ImageError| {
-        out.not_collected.miss(fact, format!("volume {id}: {e}"))
-    };
-    match content {
-        Content::Empty | Content::Swap => return,
-        Content::Ntfs(r) => {
-            v.filesystem = Some("NTFS".into());
-            match r {
-                Ok(b) => {
-                    v.allocation_unit_bytes = Some(b.cluster_bytes);
-                    v.size_bytes = Some(b.size_bytes());
-                }
-                Err(e) => err_note(out, "volumes[].allocation_unit_bytes", e),
-            }
-        }
-        Content::Refs => {
-            v.filesystem = Some("ReFS".into());
-            out.not_collected
-                .miss("volumes[].allocation_unit_bytes", format!("volume {id}: {}", refs::CLUSTER_NOT_READ));
-        }
-        Content::Xfs(r) => {
-            v.filesystem = Some("xfs".into());
-            match r {
-                Ok(x) => {
-                    v.allocation_unit_bytes = Some(u64::from(x.block_bytes));
-                    v.size_bytes = Some(x.size_bytes());
-                    v.fs_stripe_unit_bytes = x.stripe_unit_bytes();
-                    v.fs_stripe_width_bytes = x.stripe_width_bytes();
-                    v.label = (!x.label.is_empty()).then_some(x.label);
-                }
-                Err(e) => err_note(out, "volumes[].allocation_unit_bytes", e),
-            }
-        }
-        Content::Ext(r) => match r {
-            Ok(x) => {
-                v.filesystem = Some(x.name.into());
-                v.allocation_unit_bytes = Some(u64::from(x.block_bytes));
-                v.size_bytes = Some(x.size_bytes());
-                v.fs_stripe_unit_bytes = x.stripe_unit_bytes();
-                v.fs_stripe_width_bytes = x.stripe_width_bytes();
-                v.label = (!x.label.is_empty()).then_some(x.label);
-            }
-            Err(e) => err_note(out, "volumes[].filesystem", e),
-        },
-        Content::Fat(r) => match r {
-            Ok(b) => {
-                v.filesystem = Some(b.name.into());
-                v.allocation_unit_bytes = Some(b.cluster_bytes);
-                v.size_bytes = Some(b.size_bytes);
-            }
-            Err(e) => err_note(out, "volumes[].filesystem", e),
-        },
-        Content::Opaque(why) => out.not_collected.miss("volumes[].filesystem", format!("volume {id}: {why}")),
-        Content::Unknown => out.not_collected.miss(
-            "volumes[].filesystem",
-            format!(
-                "volume {id}: no NTFS, ReFS, XFS, ext2/3/4 or FAT boot sector or superblock at byte {at}; \
-                 the filesystem is not one spindle reads from images"
-            ),
-        ),
-    }
-    out.volumes.get_or_insert_with(Vec::new).push(v);
-}
-
-/// One partition before it becomes facts.
-struct Part {
-    number: u32,
-    kind: PartitionType,
-    offset: u64,
-    size: u64,
 }
 
 fn collect_disk(src: &dyn ReadAt, disk_id: &str, sector_hint: Option<u32>) -> Result<ImageFacts, ImageError> {
@@ -351,8 +209,8 @@ fn whole_disk(mut out: ImageFacts, whole: Content, disk_id: &str, sector_hint: O
         }
     };
     out.partitions = Some(vec![]);
-    volume_of(&mut out, whole, disk_id, None, 0);
-    out.volumes.get_or_insert_with(Vec::new);
+    let volume = volume_of(&mut out.not_collected, whole, disk_id, None, 0);
+    out.volumes.get_or_insert_with(Vec::new).extend(volume);
     out
 }
 
@@ -385,7 +243,11 @@ fn finish(
             continue;
         }
         match probe(src, p.offset, p.size) {
-            Ok(c) => volume_of(&mut out, c, &id, Some(Backing::Partitions(vec![id.clone()])), p.offset),
+            Ok(c) => {
+                let backing = Some(Backing::Partitions(vec![id.clone()]));
+                let volume = volume_of(&mut out.not_collected, c, &id, backing, p.offset);
+                out.volumes.get_or_insert_with(Vec::new).extend(volume);
+            }
             Err(e) => out.not_collected.miss("volumes[].filesystem", format!("volume {id}: {e}")),
         }
     }
@@ -393,158 +255,10 @@ fn finish(
     out
 }
 
-/// Most sets of overlapping partitions an overlap note names, and most partitions it names in
-/// each: a crafted table of 8,192 entries over the same sectors gets a note of a few lines.
-const OVERLAPS_NAMED: usize = 4;
-const PARTITIONS_NAMED: usize = 4;
-
-/// Which partitions share bytes with another, in sets of partitions whose byte ranges chain
-/// together, or `None` when none do. A real table never overlaps: at most one partition of a
-/// set can be what the disk holds, so the facts of all of them are in doubt. One sort and one
-/// sweep, so a table of thousands of entries costs no more than reading it.
-fn overlaps(disk_id: &str, parts: &[Part]) -> Option<String> {
-    let mut order: Vec<&Part> = parts.iter().filter(|p| p.size > 0).collect();
-    order.sort_by_key(|p| (p.offset, p.number));
-    let mut sets: Vec<(Vec<u32>, u64, u64)> = Vec::new(); // members, first byte, end
-    let mut current: Option<(Vec<u32>, u64, u64)> = None;
-    for p in order {
-        let end = p.offset.saturating_add(p.size);
-        match &mut current {
-            Some((members, _, set_end)) if p.offset < *set_end => {
-                members.push(p.number);
-                *set_end = (*set_end).max(end);
-            }
-            _ => {
-                if let Some(done) = current.take().filter(|s| s.0.len() > 1) {
-                    sets.push(done);
-                }
-                current = Some((vec![p.number], p.offset, end));
-            }
-        }
-    }
-    if let Some(done) = current.filter(|s| s.0.len() > 1) {
-        sets.push(done);
-    }
-    if sets.is_empty() {
-        return None;
-    }
-    let total: usize = sets.iter().map(|s| s.0.len()).sum();
-    let mut described: Vec<String> = sets
-        .iter()
-        .take(OVERLAPS_NAMED)
-        .map(|(members, start, end)| {
-            let mut numbers = members.clone();
-            numbers.sort_unstable();
-            let mut names: Vec<String> =
-                numbers.iter().take(PARTITIONS_NAMED).map(|n| format!("{disk_id}-p{n}")).collect();
-            let more = numbers.len().saturating_sub(PARTITIONS_NAMED);
-            if more > 0 {
-                names.push(format!("{more} more"));
-            }
-            let last = names.pop().unwrap_or_default();
-            format!("{} and {last} over bytes {start}..{end}", names.join(", "))
-        })
-        .collect();
-    if sets.len() > OVERLAPS_NAMED {
-        described.push(format!("and {} more sets", sets.len() - OVERLAPS_NAMED));
-    }
-    Some(format!(
-        "{total} partitions overlap others, which a valid table never does (a damaged or crafted table; \
-         at most one of each set can be real): {}",
-        described.join("; ")
-    ))
-}
-
-/// Byte offset and size of a partition from its LBA and sector count, refused when it reaches
-/// past the end of the image.
-fn place(
-    what: &'static str,
-    entry_at: u64,
-    lba: u64,
-    sectors: u64,
-    sector_bytes: u64,
-    disk: u64,
-) -> Result<(u64, u64), ImageError> {
-    let offset = lba.checked_mul(sector_bytes);
-    let size = sectors.checked_mul(sector_bytes);
-    match (offset, size) {
-        (Some(o), Some(s)) if o.checked_add(s).is_some_and(|end| end <= disk) => Ok((o, s)),
-        _ => Err(ImageError::invalid(
-            what,
-            entry_at,
-            format!(
-                "partition at LBA {lba}, {sectors} sectors of {sector_bytes} bytes, reaches past the end of \
-                 the {disk}-byte image (truncated image, or a wrong table)"
-            ),
-        )),
-    }
-}
-
-fn mbr_partitions(
-    src: &dyn ReadAt,
-    m: &mbr::Mbr,
-    sector_bytes: u64,
-    disk: u64,
-) -> Result<Vec<Part>, ImageError> {
-    let mut parts = Vec::new();
-    let mut next_logical = 5;
-    for e in &m.entries {
-        let entry_at = (mbr::ENTRIES_OFFSET + 16 * (e.number as usize - 1)) as u64;
-        let (offset, size) =
-            place("MBR partition entry", entry_at, e.start_lba, e.sectors, sector_bytes, disk)?;
-        if e.is_extended() {
-            let logical = mbr::logical_partitions(src, e, sector_bytes, next_logical)?;
-            next_logical = next_logical.saturating_add(logical.len() as u32);
-            for l in logical {
-                let at = e.start_lba.saturating_mul(sector_bytes);
-                let (offset, size) =
-                    place("EBR partition entry", at, l.start_lba, l.sectors, sector_bytes, disk)?;
-                parts.push(Part { number: l.number, kind: PartitionType::Mbr(l.kind), offset, size });
-            }
-        } else {
-            parts.push(Part { number: e.number, kind: PartitionType::Mbr(e.kind), offset, size });
-        }
-    }
-    Ok(parts)
-}
-
-fn gpt_partitions(src: &dyn ReadAt, disk: u64) -> Result<(u32, Vec<Part>), ImageError> {
-    let mut found = None;
-    for ss in [512u64, 4096] {
-        if disk < ss * 2 {
-            break;
-        }
-        let sector = read_bytes(src, 0, ss, ss, ss, "GPT header")?;
-        if gpt::has_signature(&sector) {
-            found = Some((ss, sector));
-            break;
-        }
-    }
-    let Some((ss, sector)) = found else {
-        return Err(ImageError::invalid(
-            "protective MBR",
-            mbr::ENTRIES_OFFSET as u64,
-            "has a GPT (type 0xee) entry, but there is no \"EFI PART\" header at byte 512 or 4096",
-        ));
-    };
-    let h = gpt::parse_header(&sector, ss, ss)?;
-    let array_at = h.entries_lba.checked_mul(ss).ok_or_else(|| {
-        ImageError::invalid("GPT header partition entry LBA", ss + 72, format!("{} overflows", h.entries_lba))
-    })?;
-    let len = h.entry_array_bytes(ss)?;
-    let array = read_bytes(src, 0, array_at, len, gpt::MAX_ENTRY_ARRAY_BYTES, "GPT partition entry array")?;
-    let mut parts = Vec::new();
-    for e in gpt::parse_entries(&array, array_at, &h)? {
-        let entry_at = array_at + u64::from(e.number - 1) * u64::from(h.entry_bytes) + 32;
-        let (offset, size) = place("GPT entry first LBA", entry_at, e.first_lba, e.sectors(), ss, disk)?;
-        parts.push(Part { number: e.number, kind: PartitionType::Gpt(e.type_guid), offset, size });
-    }
-    Ok((ss as u32, parts))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::image::gpt;
     use crate::image::gpt::tests::{entry, header};
     use crate::image::mbr::tests::mbr_with;
     use crate::image::ntfs::tests::boot;
@@ -636,31 +350,6 @@ mod tests {
             "{}",
             notes[0]
         );
-    }
-
-    #[test]
-    fn a_crafted_table_of_thousands_of_overlaps_gets_a_short_note() {
-        let parts: Vec<Part> = (1..=8192)
-            .map(|number| Part {
-                number,
-                kind: PartitionType::Gpt(gpt::BASIC_DATA),
-                offset: 1 << 20,
-                size: 1 << 20,
-            })
-            .collect();
-        let why = overlaps("d", &parts).unwrap();
-        assert!(why.starts_with("8192 partitions overlap others"), "{why}");
-        assert!(why.contains("d-p1, d-p2, d-p3, d-p4 and 8188 more over bytes"), "{why}");
-        assert!(why.len() < 400, "{why}");
-        let apart: Vec<Part> = (0..4u32)
-            .map(|i| Part {
-                number: i + 1,
-                kind: PartitionType::Mbr(7),
-                offset: u64::from(i) << 20,
-                size: 1 << 20,
-            })
-            .collect();
-        assert_eq!(overlaps("d", &apart), None, "touching is not overlapping");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! its byte offset, never a panic or a large allocation. The parsers are fuzzed (`fuzz/`).
 
 mod collect;
+mod content;
 mod crc32;
 mod error;
 pub mod ext4;
@@ -21,8 +22,10 @@ pub mod fat;
 pub mod gpt;
 pub mod mbr;
 pub mod ntfs;
+mod overlaps;
 mod read_at;
 pub mod refs;
+mod tables;
 pub mod vhd;
 pub mod xfs;
 

@@ -5,11 +5,12 @@
 use std::collections::BTreeSet;
 
 use spindle_core::facts::{DatabaseRole, DbFile, FileType, Growth, Volume};
+use spindle_core::fast_hash::FastMap;
 use spindle_core::plan::{Command, MoveReason, Phase, Remedy, Step};
 use spindle_core::view::{DatabaseView, HostView, Located};
 
 use super::Builder;
-use super::subject::{self, Subject};
+use super::subject::Subject;
 use crate::commands::{
     file_folder, file_leaf, fstab_path, linux_mount, move_file, ps_string, sh_word, tsql_name,
 };
@@ -46,7 +47,7 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
         if blocks.is_empty() {
             continue;
         }
-        let Subject::Database(dv) = subject::of(b.view, &f.entity.key) else { continue };
+        let Subject::Database(dv) = b.subject(&f.entity.key) else { continue };
         let adds = blocks.iter().map(|bl| bl.matches(" ADD FILE ").count()).sum::<usize>();
         if tempdb && adds > 0 {
             tempdb_adds(b, i, dv, adds);
@@ -83,7 +84,7 @@ pub(super) fn fenced_tsql_steps(b: &mut Builder<'_>) {
 /// `noatime` applied with a remount, and the line for `/etc/fstab`.
 pub(super) fn mount_options(b: &mut Builder<'_>) {
     for (i, f, _) in b.open(|r| r == Remedy::MountOptions) {
-        let Subject::Volume(v) = subject::of(b.view, &f.entity.key) else { continue };
+        let Subject::Volume(v) = b.subject(&f.entity.key) else { continue };
         let Some(at) = linux_mount(v) else { continue };
         let mount = sh_word(at);
         let mut step = Step::new(
@@ -132,21 +133,27 @@ pub(super) fn moves(b: &mut Builder<'_>) {
     // One step per database: it goes offline once for all its files.
     type Files<'v> = Vec<(usize, &'v Located<DbFile>)>;
     let mut by_db: Vec<(&DatabaseView, Files<'_>)> = vec![];
+    // Where each database is in `by_db`, by its address: one walk of `by_db` per finding made a
+    // host with many databases quadratic.
+    let mut db_at: FastMap<*const DatabaseView, usize> = FastMap::default();
     for (i, f, _) in open {
-        let Subject::File(dv, file) = subject::of(b.view, &f.entity.key) else { continue };
-        match by_db.iter_mut().find(|(d, _)| std::ptr::eq(*d, dv)) {
-            Some((_, v)) => v.push((i, file)),
-            None => by_db.push((dv, vec![(i, file)])),
-        }
+        let Subject::File(dv, file) = b.subject(&f.entity.key) else { continue };
+        let at = *db_at.entry(std::ptr::from_ref(dv)).or_insert_with(|| {
+            by_db.push((dv, vec![]));
+            by_db.len() - 1
+        });
+        by_db[at].1.push((i, file));
     }
     for (dv, files) in by_db {
         // One entry per file, with every finding about it (a log can be both on the data's volume and on its spindles).
         let mut per_file: Vec<(Vec<usize>, &Located<DbFile>)> = vec![];
+        let mut file_at: FastMap<*const Located<DbFile>, usize> = FastMap::default();
         for &(i, file) in &files {
-            match per_file.iter_mut().find(|(_, f)| std::ptr::eq(*f, file)) {
-                Some((idx, _)) => idx.push(i),
-                None => per_file.push((vec![i], file)),
-            }
+            let at = *file_at.entry(std::ptr::from_ref(file)).or_insert_with(|| {
+                per_file.push((vec![], file));
+                per_file.len() - 1
+            });
+            per_file[at].0.push(i);
         }
         let mut targets = vec![];
         let mut missing = vec![];
@@ -157,7 +164,7 @@ pub(super) fn moves(b: &mut Builder<'_>) {
             let shares_spindles =
                 idx.iter().any(|&i| b.remedies(i).contains(&Remedy::MoveFiles(MoveReason::SharedSpindles)));
             let avoid = if shares_spindles { data_disks(b.view, dv) } else { None };
-            match target(b.view, role, from.map(|v| &v.item), avoid.as_ref()) {
+            match target(b, role, from.map(|v| &v.item), avoid.as_ref()) {
                 Some((v, folder)) => targets.push((idx, file, v, folder)),
                 None => missing.push((idx, file, role, from)),
             }
@@ -218,24 +225,20 @@ pub(super) fn moves(b: &mut Builder<'_>) {
 /// The volume a file of `role` should go to, and the folder on it: the folder of a file of the
 /// same kind already there, else the volume's first mount point.
 fn target<'v>(
-    view: &'v HostView,
+    b: &Builder<'v>,
     role: Role,
     from: Option<&Volume>,
     avoid_disks: Option<&BTreeSet<String>>,
 ) -> Option<(&'v Located<Volume>, String)> {
+    let view = b.view;
     let holds = |v: &Volume, want: &dyn Fn(&DatabaseView, &DbFile) -> bool| {
-        view.files().filter(|(dv, f)| want(dv, f)).find_map(|(_, f)| {
-            view.volume_of_file(f).ok().filter(|fv| fv.id == v.id).map(|_| f.physical_name.clone())
-        })
+        b.on_volumes.files_on(v).iter().find(|(dv, f)| want(dv, f)).map(|(_, f)| f.physical_name.clone())
     };
     let is_tempdb = |dv: &DatabaseView, _: &DbFile| dv.db.effective_role() == DatabaseRole::Tempdb;
     let is_log = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type == FileType::Log;
     let is_data = |dv: &DatabaseView, f: &DbFile| !is_tempdb(dv, f) && f.file_type != FileType::Log;
     for v in view.volumes.iter().flatten() {
-        if from.is_some_and(|f| f.id == v.id)
-            || crate::volume_os::is_os_volume(view, v)
-            || v.mount_points.is_empty()
-        {
+        if from.is_some_and(|f| f.id == v.id) || b.os_volumes.holds_os(v) || v.mount_points.is_empty() {
             continue;
         }
         // Spindles to stay off: a volume whose disks are not known cannot be shown to.
@@ -400,11 +403,12 @@ fn tempdb_adds(b: &mut Builder<'_>, i: usize, dv: &DatabaseView, adds: usize) {
     let data: Vec<&Located<DbFile>> =
         dv.files.iter().flatten().filter(|f| f.file_type == FileType::Rows).collect();
     let Some(first) = data.first() else { return };
-    let moving = b.open(|r| matches!(r, Remedy::MoveFiles(_))).iter().any(
-        |(_, f, _)| matches!(subject::of(b.view, &f.entity.key), Subject::File(d, _) if std::ptr::eq(d, dv)),
-    );
+    let moving = b
+        .open(|r| matches!(r, Remedy::MoveFiles(_)))
+        .iter()
+        .any(|(_, f, _)| matches!(b.subject(&f.entity.key), Subject::File(d, _) if std::ptr::eq(d, dv)));
     let from = b.view.volume_of_file(first).ok().map(|v| &v.item);
-    let target = if moving { target(b.view, Role::Tempdb, from, None) } else { None };
+    let target = if moving { target(b, Role::Tempdb, from, None) } else { None };
     let folder = match (&target, moving) {
         (Some((_, folder)), _) => Some(folder.clone()),
         (None, true) => None,

@@ -1,12 +1,15 @@
 //! Growth settings ([`Remedy::FixedGrowth`]): one online step that gives every file the fixed increment
 //! its rule suggests, with the statements that put the old settings back.
 
+use std::collections::hash_map::Entry;
+
 use spindle_core::facts::Growth;
+use spindle_core::fast_hash::FastMap;
 use spindle_core::plan::{Command, GrowthFrom, Phase, Remedy, Step};
 use spindle_core::units;
 
 use super::Builder;
-use super::subject::{self, Subject};
+use super::subject::Subject;
 use crate::growth::no_percent_growth::{next_growth, suggested_mib};
 use crate::growth::tsql::{mib_ceil, set_filegrowth};
 use spindle_core::units::plural;
@@ -18,8 +21,11 @@ type NewGrowth = (String, String, u64, Option<Growth>, Vec<usize>);
 pub(super) fn steps(b: &mut Builder<'_>) {
     // Per file: the largest increment any of its findings asks for.
     let mut files: Vec<NewGrowth> = vec![];
+    // Where each (database, logical name) is in `files`: a host with thousands of files would
+    // otherwise walk them all for each finding.
+    let mut at: FastMap<(&str, &str), usize> = FastMap::default();
     for (i, f, remedy) in b.open(|r| matches!(r, Remedy::FixedGrowth(_))) {
-        let Subject::File(dv, file) = subject::of(b.view, &f.entity.key) else { continue };
+        let Subject::File(dv, file) = b.subject(&f.entity.key) else { continue };
         // A name commands cannot quote safely leaves its finding to a manual step of its own.
         if !Builder::safe(&[&dv.db.name, &file.logical_name]) {
             continue;
@@ -31,12 +37,16 @@ pub(super) fn steps(b: &mut Builder<'_>) {
             // The expected value is the minimum increment the rule holds files to.
             _ => f.expected_quantity.map_or(64, |q| mib_ceil(q.value as u64)).max(1),
         };
-        match files.iter_mut().find(|e| e.0 == dv.db.name && e.1 == file.logical_name) {
-            Some(e) => {
+        match at.entry((&dv.db.name, &file.logical_name)) {
+            Entry::Occupied(e) => {
+                let e = &mut files[*e.get()];
                 e.2 = e.2.max(mib);
                 e.4.push(i);
             }
-            None => files.push((dv.db.name.clone(), file.logical_name.clone(), mib, file.growth, vec![i])),
+            Entry::Vacant(e) => {
+                e.insert(files.len());
+                files.push((dv.db.name.clone(), file.logical_name.clone(), mib, file.growth, vec![i]));
+            }
         }
     }
     if files.is_empty() {
@@ -70,7 +80,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     let indices: Vec<usize> = files.iter().flat_map(|f| f.4.iter().copied()).collect();
     let names: Vec<&str> = files.iter().flat_map(|f| [f.0.as_str(), f.1.as_str()]).collect();
     b.add(step, &indices, &names);
-    b.growth_mib = files.into_iter().map(|(db, logical, mib, _, _)| (db, logical, mib)).collect();
+    b.growth_mib = files.into_iter().map(|(db, logical, mib, _, _)| ((db, logical), mib)).collect();
 }
 
 /// The statement that puts a file's growth back as it was.

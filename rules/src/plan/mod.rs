@@ -12,12 +12,15 @@
 mod files;
 mod growth;
 mod manual;
+mod on_volume;
+mod os_volumes;
 mod rebuild;
 mod subject;
 #[cfg(test)]
 mod tests;
 
 use spindle_core::facts::OsFamily;
+use spindle_core::fast_hash::FastMap;
 use spindle_core::finding::Finding;
 use spindle_core::plan::{Addressed, Phase, Plan, Remedy, Step};
 use spindle_core::quote::{self, Audit};
@@ -40,6 +43,9 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
     };
     let mut b = Builder {
         view,
+        subjects: subject::Subjects::of_view(view),
+        os_volumes: os_volumes::OsVolumes::of_view(view),
+        on_volumes: on_volume::FilesOnVolumes::of_view(view),
         linux: view.host.os_family == Some(OsFamily::Linux),
         findings: findings.iter().filter(|f| !f.is_waived()).collect(),
         remedies: findings.iter().filter(|f| !f.is_waived()).map(remedies_of).collect(),
@@ -50,7 +56,7 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
         in_unit: false,
         unit_refused: vec![],
         audit: Audit::open(),
-        growth_mib: vec![],
+        growth_mib: FastMap::default(),
     };
     b.used = vec![false; b.findings.len()];
     growth::steps(&mut b);
@@ -77,6 +83,11 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
 /// already addresses.
 pub(crate) struct Builder<'v> {
     pub view: &'v HostView,
+    subjects: subject::Subjects<'v>,
+    /// Which volumes hold the running system, decided once for the host.
+    pub os_volumes: os_volumes::OsVolumes<'v>,
+    /// The files on each volume, gathered once for the host.
+    pub on_volumes: on_volume::FilesOnVolumes<'v>,
     pub linux: bool,
     pub findings: Vec<&'v Finding>,
     /// The remedies each finding's rule declares, by index into `findings` (none for a plugin's).
@@ -96,7 +107,7 @@ pub(crate) struct Builder<'v> {
     /// Records every name the steps' commands quote that fails [`quote::refusal`].
     audit: Audit,
     /// The fixed increments the growth step gives files: database, logical name, MiB.
-    pub growth_mib: Vec<(String, String, u64)>,
+    pub growth_mib: FastMap<(String, String), u64>,
 }
 
 impl<'v> Builder<'v> {
@@ -109,6 +120,11 @@ impl<'v> Builder<'v> {
             .filter(|(i, _)| !self.used[*i])
             .filter_map(|(i, f)| self.remedies[i].iter().copied().find(|r| wanted(*r)).map(|r| (i, *f, r)))
             .collect()
+    }
+
+    /// What the finding with entity key `key` is about.
+    pub fn subject(&self, key: &str) -> subject::Subject<'v> {
+        self.subjects.of(key)
     }
 
     /// The remedies the rule of finding `i` declares.
@@ -178,7 +194,7 @@ impl<'v> Builder<'v> {
 
     /// The increment the plan's growth step gives this file, in MiB.
     pub fn planned_growth_mib(&self, db: &str, logical: &str) -> Option<u64> {
-        self.growth_mib.iter().find(|g| g.0 == db && g.1 == logical).map(|g| g.2)
+        self.growth_mib.get(&(db.to_string(), logical.to_string())).copied()
     }
 
     pub fn is_used(&self, i: usize) -> bool {

@@ -5,12 +5,14 @@
 //! outage: databases offline, every volume copied off, rebuilt, copied back, databases online.
 
 use spindle_core::facts::{DatabaseRole, Partition, VirtualDisk, Volume};
+use spindle_core::fast_hash::{FastMap, FastSet};
 use spindle_core::plan::{Command, Phase, RebuildPart, Remedy, Step};
 use spindle_core::quote::{self, checked_path, ps_native_path};
 use spindle_core::units;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
 use super::Builder;
+use super::on_volume::FilesOnVolumes;
 use super::subject::{self, Subject};
 use crate::alignment::recreate::aligned_offset;
 use crate::commands::{dev_path, drive_letter, linux_mount, ps_string, sh_word, tsql_name};
@@ -32,14 +34,14 @@ pub(super) struct Rebuild<'v> {
 
 pub(super) fn steps(b: &mut Builder<'_>) {
     let view = b.view;
-    let mut rebuilds: Vec<Rebuild<'_>> = vec![];
+    let mut rebuilds = Rebuilds::default();
     for (i, f, remedy) in b.open(|r| matches!(r, Remedy::Rebuild(_))) {
         let Remedy::Rebuild(part) = remedy else { continue };
         let expected = f.expected_quantity.map(|q| q.value);
-        match subject::of(view, &f.entity.key) {
+        match b.subject(&f.entity.key) {
             Subject::Partition(p) => {
                 let Some(v) = view.volume_of_partition(p) else { continue };
-                let r = slot(&mut rebuilds, v);
+                let r = rebuilds.slot(v);
                 let align = expected.map_or(65_536, |e| e as u64).max(4096);
                 let prev = r.partition.map_or(1, |(_, a)| a);
                 r.partition = Some((p, lcm(prev, align)));
@@ -47,7 +49,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
                 r.findings.push(i);
             }
             Subject::Volume(v) => {
-                let r = slot(&mut rebuilds, v);
+                let r = rebuilds.slot(v);
                 if part == RebuildPart::AllocationUnit {
                     r.cluster_bytes = expected.map(|e| e as u64).or(Some(65_536));
                 } else {
@@ -57,7 +59,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
             }
             Subject::VirtualDisk(vd) => {
                 for v in subject::volumes_on_virtual_disk(view, vd) {
-                    let r = slot(&mut rebuilds, v);
+                    let r = rebuilds.slot(v);
                     let (mut cols, mut inter) = r.virtual_disk.map_or((None, None), |x| (x.1, x.2));
                     if part == RebuildPart::Columns {
                         cols = expected.map(|e| e as u32);
@@ -73,7 +75,7 @@ pub(super) fn steps(b: &mut Builder<'_>) {
     }
     // The operating system's volume cannot be emptied while the system runs from it.
     let (os, rebuilds): (Vec<_>, Vec<_>) =
-        rebuilds.into_iter().partition(|r| crate::volume_os::is_os_volume(view, r.volume));
+        rebuilds.list.into_iter().partition(|r| b.os_volumes.holds_os(r.volume));
     for r in os {
         let mut step = Step::new(
             Phase::Manual,
@@ -88,17 +90,26 @@ pub(super) fn steps(b: &mut Builder<'_>) {
         step.instructions = Some(what_changes(&r));
         b.add(step, &r.findings, &[]);
     }
-    for group in outages(view, rebuilds) {
+    for group in outages(&b.on_volumes, rebuilds) {
         outage(b, group);
     }
 }
 
-/// The slot of volume `v` in `rebuilds`, added when new.
-fn slot<'a, 'v>(rebuilds: &'a mut Vec<Rebuild<'v>>, v: &'v Located<Volume>) -> &'a mut Rebuild<'v> {
-    let i = match rebuilds.iter().position(|r| r.volume.key == v.key) {
-        Some(i) => i,
-        None => {
-            rebuilds.push(Rebuild {
+/// The volumes to rebuild, in the order their first finding came.
+#[derive(Default)]
+struct Rebuilds<'v> {
+    list: Vec<Rebuild<'v>>,
+    /// Where each volume is in `list`, by its key: a walk of `list` per finding made a host
+    /// with thousands of misaligned partitions quadratic (issue 27).
+    at: FastMap<&'v str, usize>,
+}
+
+impl<'v> Rebuilds<'v> {
+    /// The slot of volume `v`, added when new.
+    fn slot(&mut self, v: &'v Located<Volume>) -> &mut Rebuild<'v> {
+        let list = &mut self.list;
+        let i = *self.at.entry(v.key.as_str()).or_insert_with(|| {
+            list.push(Rebuild {
                 volume: v,
                 partition: None,
                 cluster_bytes: None,
@@ -107,10 +118,10 @@ fn slot<'a, 'v>(rebuilds: &'a mut Vec<Rebuild<'v>>, v: &'v Located<Volume>) -> &
                 disk_number: None,
                 findings: vec![],
             });
-            rebuilds.len() - 1
-        }
-    };
-    &mut rebuilds[i]
+            list.len() - 1
+        });
+        &mut list[i]
+    }
 }
 
 fn lcm(a: u64, b: u64) -> u64 {
@@ -118,44 +129,84 @@ fn lcm(a: u64, b: u64) -> u64 {
 }
 
 /// Rebuilds grouped into outages: volumes that hold files of the same database are rebuilt
-/// while it is offline once.
+/// while it is offline once. A group's place is where its last rebuild joined it.
 fn outages<'v>(
-    view: &'v HostView,
+    on_volumes: &FilesOnVolumes<'v>,
     rebuilds: Vec<Rebuild<'v>>,
 ) -> Vec<(Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)> {
-    let mut groups: Vec<(Vec<&DatabaseView>, Vec<Rebuild<'v>>)> = vec![];
+    // Merged groups leave a hole, so that the places of the others stay put; `group_of` holds
+    // each database's group (a database is in one group at most), so that a rebuild finds the
+    // groups it joins without a walk of them all.
+    let mut groups: Vec<Option<Outage<'v>>> = vec![];
+    let mut group_of: FastMap<*const DatabaseView, usize> = FastMap::default();
     for r in rebuilds {
-        let dbs = subject::databases_on(view, r.volume);
-        let overlapping: Vec<usize> = groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.0.iter().any(|d| dbs.iter().any(|e| std::ptr::eq(*d, *e))))
-            .map(|(i, _)| i)
-            .collect();
-        let mut merged = (dbs, vec![r]);
-        for i in overlapping.into_iter().rev() {
-            let (d, rs) = groups.remove(i);
-            for x in d {
-                if !merged.0.iter().any(|e| std::ptr::eq(*e, x)) {
-                    merged.0.push(x);
-                }
-            }
-            merged.1.splice(0..0, rs);
+        let dbs = on_volumes.databases_on(r.volume);
+        let mut overlapping: Vec<usize> =
+            dbs.iter().filter_map(|d| group_of.get(&std::ptr::from_ref(*d)).copied()).collect();
+        overlapping.sort_unstable();
+        overlapping.dedup();
+        let merged = merge(&mut groups, &overlapping, dbs, r);
+        for d in &merged.0 {
+            group_of.insert(std::ptr::from_ref(*d), groups.len());
         }
-        groups.push(merged);
+        groups.push(Some(merged));
     }
-    groups
+    groups.into_iter().flatten().collect()
 }
 
-/// The steps of one outage.
-fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<Rebuild<'v>>)) {
-    let view = b.view;
-    let linux = b.linux;
-    let vols = rebuilds.iter().map(|r| r.volume.display_name()).collect::<Vec<_>>().join(", ");
-    let names: Vec<String> = dbs.iter().map(|d| d.db.name.clone()).collect();
-    let whole_instance = dbs.iter().any(|d| d.db.effective_role() != DatabaseRole::User);
-    let service = service_name(view, dbs.first().map_or(0, |d| d.instance));
-    let mut all_names: Vec<&str> = names.iter().map(String::as_str).collect();
+/// The databases offline in one outage, and the rebuilds made during it.
+type Outage<'v> = (Vec<&'v DatabaseView>, Vec<Rebuild<'v>>);
+
+/// Rebuild `r` of a volume holding `dbs` with the groups at `overlapping` (ascending), which
+/// leave their places empty: its databases then theirs, latest group first; their rebuilds in
+/// the groups' order, then `r`.
+fn merge<'v>(
+    groups: &mut [Option<Outage<'v>>],
+    overlapping: &[usize],
+    mut dbs: Vec<&'v DatabaseView>,
+    r: Rebuild<'v>,
+) -> Outage<'v> {
+    let mut seen: FastSet<*const DatabaseView> = dbs.iter().map(|d| std::ptr::from_ref(*d)).collect();
+    for &i in overlapping.iter().rev() {
+        for &x in groups[i].as_ref().map_or(&[][..], |g| g.0.as_slice()) {
+            if seen.insert(std::ptr::from_ref(x)) {
+                dbs.push(x);
+            }
+        }
+    }
+    let mut taken = overlapping.iter().filter_map(|&i| groups[i].take());
+    let mut rebuilds = taken.next().map_or_else(Vec::new, |g| g.1);
+    for g in taken {
+        rebuilds.extend(g.1);
+    }
+    rebuilds.push(r);
+    (dbs, rebuilds)
+}
+
+/// The databases an outage takes offline, and what its steps say about them.
+struct Offline<'a> {
+    dbs: &'a [&'a DatabaseView],
+    names: Vec<String>,
+    /// A system database is among them: the whole instance stops.
+    whole_instance: bool,
+    service: String,
+    /// The volumes rebuilt, as one list for titles.
+    vols: String,
+    linux: bool,
+}
+
+/// The steps of one outage, in one unit: databases offline, each volume copied off, rebuilt and
+/// copied back, databases online.
+fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): Outage<'v>) {
+    let offline = Offline {
+        dbs: &dbs,
+        names: dbs.iter().map(|d| d.db.name.clone()).collect(),
+        whole_instance: dbs.iter().any(|d| d.db.effective_role() != DatabaseRole::User),
+        service: service_name(b.view, dbs.first().map_or(0, |d| d.instance)),
+        vols: rebuilds.iter().map(|r| r.volume.display_name()).collect::<Vec<_>>().join(", "),
+        linux: b.linux,
+    };
+    let mut all_names: Vec<&str> = offline.names.iter().map(String::as_str).collect();
     for r in &rebuilds {
         all_names.extend(r.volume.mount_points.iter().map(String::as_str));
         all_names.extend(r.volume.item.label.as_deref());
@@ -165,19 +216,31 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
     }
 
     b.begin_unit();
-    // 1. Offline.
+    b.add(offline_step(&offline), &[], &all_names);
+    for (k, r) in rebuilds.iter().enumerate() {
+        volume_steps(b, k, r, &all_names);
+    }
+    if !dbs.is_empty() {
+        b.add(online_step(&offline), &[], &all_names);
+    }
+    b.end_unit();
+}
+
+/// The outage's first step: its databases offline, or the instance stopped.
+fn offline_step(o: &Offline<'_>) -> Step {
+    let vols = &o.vols;
     let mut off = Step::new(
         Phase::Offline,
-        if dbs.is_empty() {
+        if o.dbs.is_empty() {
             format!("Start the outage for {vols}")
-        } else if whole_instance {
+        } else if o.whole_instance {
             format!("Stop SQL Server for the rebuild of {vols}")
         } else {
-            format!("Take {} offline for the rebuild of {vols}", names.join(", "))
+            format!("Take {} offline for the rebuild of {vols}", o.names.join(", "))
         },
         "The files on these volumes must not change while they are copied off and back.",
     );
-    for d in &dbs {
+    for d in o.dbs {
         off.preconditions.push(format!(
             "A verified full backup of {} (`BACKUP DATABASE … WITH CHECKSUM`, then `RESTORE VERIFYONLY`), kept off these volumes.",
             d.db.name
@@ -186,11 +249,12 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
     off.preconditions.push(format!(
         "A maintenance window: {vols} and their databases are unavailable until the last step of this outage."
     ));
-    if whole_instance {
-        off.commands.push(stop_service(linux, &service, true));
-        off.rollback.push(stop_service(linux, &service, false));
-    } else if !dbs.is_empty() {
-        let sql: String = dbs
+    if o.whole_instance {
+        off.commands.push(stop_service(o.linux, &o.service, true));
+        off.rollback.push(stop_service(o.linux, &o.service, false));
+    } else if !o.dbs.is_empty() {
+        let sql: String = o
+            .dbs
             .iter()
             .map(|d| {
                 format!("ALTER DATABASE {} SET OFFLINE WITH ROLLBACK IMMEDIATE;\n", tsql_name(&d.db.name))
@@ -198,106 +262,103 @@ fn outage<'v>(b: &mut Builder<'v>, (dbs, rebuilds): (Vec<&'v DatabaseView>, Vec<
             .collect();
         off.commands.push(Command::tsql(sql));
         let back: String =
-            dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
+            o.dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
         off.rollback.push(Command::tsql(back));
     }
-    b.add(off, &[], &all_names);
+    off
+}
 
-    // 2.–4. Each volume: copy off, rebuild, copy back.
-    for (k, r) in rebuilds.iter().enumerate() {
-        let slot = format!("volume-{}", k + 1);
-        let used = match (r.volume.size_bytes, r.volume.free_bytes) {
-            (Some(s), Some(f)) => Some(s.saturating_sub(f)),
-            _ => None,
-        };
-        let mut copy = Step::new(
-            Phase::Offline,
-            format!("Copy everything on {} to the staging folder", r.volume.display_name()),
-            "A partition cannot be moved or realigned in place, nor clusters changed: the volume is \
-             emptied and refilled.",
-        );
-        copy.preconditions.push(match used {
-            Some(u) => format!(
-                "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with more than {} free.",
-                units::bytes(u)
-            ),
-            None => "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with room for everything on the volume.".to_string(),
-        });
-        let mount = mount_of(r.volume);
-        copy.commands.push(copy_cmd(linux, &mount, &slot, true));
-        copy.rollback_note = Some("Nothing on the volume changed: delete the staging copy.".into());
-        b.add(copy, &[], &all_names);
+/// The `k`th volume of an outage: copied off, rebuilt, copied back.
+fn volume_steps(b: &mut Builder<'_>, k: usize, r: &Rebuild<'_>, all_names: &[&str]) {
+    let (view, linux) = (b.view, b.linux);
+    let slot = format!("volume-{}", k + 1);
+    let used = match (r.volume.size_bytes, r.volume.free_bytes) {
+        (Some(s), Some(f)) => Some(s.saturating_sub(f)),
+        _ => None,
+    };
+    let mut copy = Step::new(
+        Phase::Offline,
+        format!("Copy everything on {} to the staging folder", r.volume.display_name()),
+        "A partition cannot be moved or realigned in place, nor clusters changed: the volume is \
+         emptied and refilled.",
+    );
+    copy.preconditions.push(match used {
+        Some(u) => format!(
+            "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with more than {} free.",
+            units::bytes(u)
+        ),
+        None => "A staging folder on another volume (`$StagingPath` in PowerShell, `$STAGING` in shell) with room for everything on the volume.".to_string(),
+    });
+    let mount = mount_of(r.volume);
+    copy.commands.push(copy_cmd(linux, &mount, &slot, true));
+    copy.rollback_note = Some("Nothing on the volume changed: delete the staging copy.".into());
+    b.add(copy, &[], all_names);
 
-        let mut rebuild = Step::new(
-            Phase::Offline,
-            rebuild_title(r),
-            format!(
-                "{} This deletes everything on {}.{}",
-                what_changes(r),
-                r.volume.display_name(),
-                waived_alignment(b, r)
-            ),
-        );
-        rebuild.destructive = true;
-        rebuild.commands = rebuild_commands(view, linux, r);
-        rebuild.rollback_note = Some(format!(
-            "The old {} and its contents are gone: copy the staging folder back onto a volume made as \
-             before, or restore the verified backups.",
-            if r.virtual_disk.is_some() { "virtual disk" } else { "partition" }
-        ));
-        rebuild.preconditions.push(format!(
-            "The staging copy of {} is complete (the step before succeeded).",
-            r.volume.display_name()
-        ));
-        b.add(rebuild, &r.findings, &all_names);
+    let mut rebuild = Step::new(
+        Phase::Offline,
+        rebuild_title(r),
+        format!(
+            "{} This deletes everything on {}.{}",
+            what_changes(r),
+            r.volume.display_name(),
+            waived_alignment(b, r)
+        ),
+    );
+    rebuild.destructive = true;
+    rebuild.commands = rebuild_commands(view, linux, r);
+    rebuild.rollback_note = Some(format!(
+        "The old {} and its contents are gone: copy the staging folder back onto a volume made as \
+         before, or restore the verified backups.",
+        if r.virtual_disk.is_some() { "virtual disk" } else { "partition" }
+    ));
+    rebuild.preconditions.push(format!(
+        "The staging copy of {} is complete (the step before succeeded).",
+        r.volume.display_name()
+    ));
+    b.add(rebuild, &r.findings, all_names);
 
-        let mut back = Step::new(
-            Phase::Offline,
-            format!("Copy the files back to {} and check the new layout", r.volume.display_name()),
-            "The files return to the same paths, so SQL Server finds them where it left them.",
-        );
-        back.commands.push(copy_cmd(linux, &mount, &slot, false));
-        back.commands.push(verify_cmd(view, linux, r));
-        back.rollback_note = Some("Copy again from the staging folder.".into());
-        b.add(back, &[], &all_names);
-    }
+    let mut back = Step::new(
+        Phase::Offline,
+        format!("Copy the files back to {} and check the new layout", r.volume.display_name()),
+        "The files return to the same paths, so SQL Server finds them where it left them.",
+    );
+    back.commands.push(copy_cmd(linux, &mount, &slot, false));
+    back.commands.push(verify_cmd(view, linux, r));
+    back.rollback_note = Some("Copy again from the staging folder.".into());
+    b.add(back, &[], all_names);
+}
 
-    // 5. Online.
-    if !dbs.is_empty() {
-        let mut on = Step::new(
-            Phase::Offline,
-            if whole_instance {
-                "Start SQL Server and check the databases".to_string()
-            } else {
-                format!(
-                    "Bring {} online and check {}",
-                    names.join(", "),
-                    if names.len() == 1 { "it" } else { "them" }
-                )
-            },
-            "Ends the outage. DBCC CHECKDB confirms the copied files are whole.",
-        );
-        if whole_instance {
-            on.commands.push(stop_service(linux, &service, false));
+/// The outage's last step: its databases online (or the instance started) and checked.
+fn online_step(o: &Offline<'_>) -> Step {
+    let mut on = Step::new(
+        Phase::Offline,
+        if o.whole_instance {
+            "Start SQL Server and check the databases".to_string()
         } else {
-            let sql: String = dbs
-                .iter()
-                .map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name)))
-                .collect();
-            on.commands.push(Command::tsql(sql));
-        }
-        let check: String = dbs
-            .iter()
-            .map(|d| {
-                format!("DBCC CHECKDB ({}) WITH NO_INFOMSGS;\n", crate::commands::tsql_string(&d.db.name))
-            })
-            .collect();
-        on.commands.push(Command::tsql(check));
-        on.rollback_note =
-            Some("If a check fails: take the database offline and restore the verified backup.".into());
-        b.add(on, &[], &all_names);
+            format!(
+                "Bring {} online and check {}",
+                o.names.join(", "),
+                if o.names.len() == 1 { "it" } else { "them" }
+            )
+        },
+        "Ends the outage. DBCC CHECKDB confirms the copied files are whole.",
+    );
+    if o.whole_instance {
+        on.commands.push(stop_service(o.linux, &o.service, false));
+    } else {
+        let sql: String =
+            o.dbs.iter().map(|d| format!("ALTER DATABASE {} SET ONLINE;\n", tsql_name(&d.db.name))).collect();
+        on.commands.push(Command::tsql(sql));
     }
-    b.end_unit();
+    let check: String = o
+        .dbs
+        .iter()
+        .map(|d| format!("DBCC CHECKDB ({}) WITH NO_INFOMSGS;\n", crate::commands::tsql_string(&d.db.name)))
+        .collect();
+    on.commands.push(Command::tsql(check));
+    on.rollback_note =
+        Some("If a check fails: take the database offline and restore the verified backup.".into());
+    on
 }
 
 fn service_name(view: &HostView, instance: usize) -> String {

@@ -1,8 +1,10 @@
 //! What a finding is about, found in the view by the finding's entity key.
 
 use spindle_core::facts::{Backing, DbFile, Partition, VirtualDisk, Volume};
+use spindle_core::fast_hash::FastMap;
 use spindle_core::view::{DatabaseView, HostView, Located};
 
+#[derive(Clone, Copy)]
 pub(crate) enum Subject<'v> {
     Partition(&'v Located<Partition>),
     Volume(&'v Located<Volume>),
@@ -12,25 +14,35 @@ pub(crate) enum Subject<'v> {
     Other,
 }
 
-pub(crate) fn of<'v>(view: &'v HostView, key: &str) -> Subject<'v> {
-    if let Some(p) = view.partitions.iter().flatten().find(|p| p.key == key) {
-        return Subject::Partition(p);
-    }
-    if let Some(v) = view.volumes.iter().flatten().find(|v| v.key == key) {
-        return Subject::Volume(v);
-    }
-    if let Some(vd) = view.virtual_disks.iter().flatten().find(|v| v.key == key) {
-        return Subject::VirtualDisk(vd);
-    }
-    for dv in &view.databases {
-        if dv.db.key == key {
-            return Subject::Database(dv);
+/// Every entity a finding can be about, by its key, built once per plan: the step builders look
+/// up each finding's subject, and a walk of the view per finding made a wide host quadratic
+/// (issue 27).
+pub(crate) struct Subjects<'v> {
+    by_key: FastMap<&'v str, Subject<'v>>,
+}
+
+impl<'v> Subjects<'v> {
+    /// A key shared by two entities names the first in the order partitions, volumes, virtual
+    /// disks, then each database before its files: the order a walk of the view would find them.
+    pub fn of_view(view: &'v HostView) -> Self {
+        let mut by_key = FastMap::default();
+        let mut add = |key: &'v str, s: Subject<'v>| {
+            by_key.entry(key).or_insert(s);
+        };
+        view.partitions.iter().flatten().for_each(|p| add(&p.key, Subject::Partition(p)));
+        view.volumes.iter().flatten().for_each(|v| add(&v.key, Subject::Volume(v)));
+        view.virtual_disks.iter().flatten().for_each(|vd| add(&vd.key, Subject::VirtualDisk(vd)));
+        for dv in &view.databases {
+            add(&dv.db.key, Subject::Database(dv));
+            dv.files.iter().flatten().for_each(|f| add(&f.key, Subject::File(dv, f)));
         }
-        if let Some(f) = dv.files.iter().flatten().find(|f| f.key == key) {
-            return Subject::File(dv, f);
-        }
+        Subjects { by_key }
     }
-    Subject::Other
+
+    /// What the finding with entity key `key` is about.
+    pub fn of(&self, key: &str) -> Subject<'v> {
+        self.by_key.get(key).copied().unwrap_or(Subject::Other)
+    }
 }
 
 /// The volumes built on a Storage Spaces virtual disk: directly, or through the disk it
@@ -46,13 +58,5 @@ pub(crate) fn volumes_on_virtual_disk<'v>(view: &'v HostView, vd: &VirtualDisk) 
             on_vd(&v.backed_by)
                 || view.partitions_of_volume(v).iter().any(|p| disks.contains(&p.disk_id.as_str()))
         })
-        .collect()
-}
-
-/// The databases with a file on `v`, each once, in view order.
-pub(crate) fn databases_on<'v>(view: &'v HostView, v: &Volume) -> Vec<&'v DatabaseView> {
-    view.databases
-        .iter()
-        .filter(|dv| dv.files.iter().flatten().any(|f| view.volume_of_file(f).is_ok_and(|fv| fv.id == v.id)))
         .collect()
 }

@@ -191,56 +191,8 @@ fn volume_disk_sizes(r: &mut Lcg) -> [u64; 8] {
 fn hardware_raid(r: &mut Lcg, s: &mut Snapshot, wmi: &mut CollectorReport) -> Storage {
     let sizes = volume_disk_sizes(r);
     let hdd = r.chance(40);
-    let mut disks = vec![];
+    let (mut disks, [boss, data, logs, temp, backup]) = perc_members(hdd);
     let mut raid_sets = vec![];
-    let group = |first: usize, n: usize, disks: &mut Vec<Disk>, kind: u8| -> Vec<String> {
-        (first..first + n)
-            .map(|k| {
-                let id = format!("64:{k}");
-                disks.push(match kind {
-                    0 if hdd => member(
-                        id.clone(),
-                        "ST900MP0006",
-                        Media::Hdd,
-                        Some(15_000),
-                        "SAS",
-                        900_185_481_216,
-                        512,
-                    ),
-                    0 | 1 => member(
-                        id.clone(),
-                        "MZILT1T9HBJR0D3",
-                        Media::Ssd,
-                        None,
-                        "SAS",
-                        1_920_383_410_176,
-                        4096,
-                    ),
-                    _ => member(
-                        id.clone(),
-                        "ST4000NM0295",
-                        Media::Hdd,
-                        Some(7_200),
-                        "SAS",
-                        4_000_787_030_016,
-                        4096,
-                    ),
-                });
-                id
-            })
-            .collect()
-    };
-    let boss: Vec<String> = (0..2)
-        .map(|k| {
-            let id = format!("boss:{k}");
-            disks.push(member(id.clone(), "MTFDDAV240TCB", Media::Ssd, None, "SATA", 240_057_409_536, 4096));
-            id
-        })
-        .collect();
-    let data = group(0, 8, &mut disks, 0);
-    let logs = group(8, 2, &mut disks, 1);
-    let temp = group(10, 2, &mut disks, 1);
-    let backup = group(12, 4, &mut disks, 2);
     let stripe_known = r.chance(70);
     if !stripe_known {
         wmi.not_collected.push(NotCollected {
@@ -294,6 +246,61 @@ fn hardware_raid(r: &mut Lcg, s: &mut Snapshot, wmi: &mut CollectorReport) -> St
     s.storage_pools = Some(vec![]);
     s.virtual_disks = Some(vec![]);
     Storage { disk_ids, disk_bytes: sizes, rotational_data: hdd }
+}
+
+/// The physical disks of [`hardware_raid`]: the BOSS card's two, then the PERC's eight for data,
+/// two for logs, two for tempdb and four for backups; their ids in that order of groups.
+fn perc_members(hdd: bool) -> (Vec<Disk>, [Vec<String>; 5]) {
+    let mut disks = vec![];
+    let group = |first: usize, n: usize, disks: &mut Vec<Disk>, kind: u8| -> Vec<String> {
+        (first..first + n)
+            .map(|k| {
+                let id = format!("64:{k}");
+                disks.push(match kind {
+                    0 if hdd => member(
+                        id.clone(),
+                        "ST900MP0006",
+                        Media::Hdd,
+                        Some(15_000),
+                        "SAS",
+                        900_185_481_216,
+                        512,
+                    ),
+                    0 | 1 => member(
+                        id.clone(),
+                        "MZILT1T9HBJR0D3",
+                        Media::Ssd,
+                        None,
+                        "SAS",
+                        1_920_383_410_176,
+                        4096,
+                    ),
+                    _ => member(
+                        id.clone(),
+                        "ST4000NM0295",
+                        Media::Hdd,
+                        Some(7_200),
+                        "SAS",
+                        4_000_787_030_016,
+                        4096,
+                    ),
+                });
+                id
+            })
+            .collect()
+    };
+    let boss: Vec<String> = (0..2)
+        .map(|k| {
+            let id = format!("boss:{k}");
+            disks.push(member(id.clone(), "MTFDDAV240TCB", Media::Ssd, None, "SATA", 240_057_409_536, 4096));
+            id
+        })
+        .collect();
+    let data = group(0, 8, &mut disks, 0);
+    let logs = group(8, 2, &mut disks, 1);
+    let temp = group(10, 2, &mut disks, 1);
+    let backup = group(12, 4, &mut disks, 2);
+    (disks, [boss, data, logs, temp, backup])
 }
 
 /// Storage Spaces: one pool, a virtual disk per SQL Server volume. In Azure the pool's disks are
@@ -552,6 +559,31 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
     let uptime_ms = r.range(1, 90) * 86_400_000;
     let ifi = r.chance(80);
     let mut m = FileMaker { r, volume_ids, with_volume_ids, slow, rotational, uptime_ms };
+    let mut dbs = system_databases(&mut m, &system_dir, system_vol);
+    dbs.insert(1, tempdb(&mut m, tempdb_data, tempdb_log_vol));
+    dbs.extend(user_databases(&mut m, tempdb_data));
+    SqlInstance {
+        name: instance.clone(),
+        version: Some(version.into()),
+        product_level: Some("RTM".into()),
+        clustered: Some(false),
+        edition: Some(
+            m.r.pick(&["Enterprise Edition: Core-based Licensing (64-bit)", "Standard Edition (64-bit)"])
+                .into(),
+        ),
+        cpu_count: Some(cpu),
+        instant_file_initialization: Some(ifi),
+        service_account: Some(if named {
+            format!("NT Service\\MSSQL${instance}")
+        } else {
+            "NT Service\\MSSQLSERVER".into()
+        }),
+        databases: Some(dbs),
+    }
+}
+
+/// master, model and msdb: a data and a log file each, in `dir` on volume `vol`.
+fn system_databases(m: &mut FileMaker<'_>, dir: &str, vol: usize) -> Vec<Database> {
     let mut dbs = vec![];
     let sys_growth = |m: &mut FileMaker<'_>| {
         if m.r.chance(40) { Growth::Percent(10) } else { Growth::IncrementBytes(64 * MIB) }
@@ -561,29 +593,11 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
         (3, "model", "modeldev", "modellog"),
         (4, "msdb", "MSDBData", "MSDBLog"),
     ] {
-        let g1 = sys_growth(&mut m);
-        let g2 = sys_growth(&mut m);
+        let g1 = sys_growth(m);
+        let g2 = sys_growth(m);
         let files = vec![
-            m.file(
-                1,
-                FileType::Rows,
-                data.into(),
-                &system_dir,
-                &format!("{data}.mdf"),
-                system_vol,
-                64 * MIB,
-                g1,
-            ),
-            m.file(
-                2,
-                FileType::Log,
-                log.into(),
-                &system_dir,
-                &format!("{log}.ldf"),
-                system_vol,
-                16 * MIB,
-                g2,
-            ),
+            m.file(1, FileType::Rows, data.into(), dir, &format!("{data}.mdf"), vol, 64 * MIB, g1),
+            m.file(2, FileType::Log, log.into(), dir, &format!("{log}.ldf"), vol, 16 * MIB, g2),
         ];
         dbs.push(Database {
             name: db.into(),
@@ -594,9 +608,15 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
             files: Some(files),
         });
     }
+    dbs
+}
+
+/// tempdb: `data_files` data files of one size (now and then one grown by hand) on its own
+/// volume, and its log on `log_vol`.
+fn tempdb(m: &mut FileMaker<'_>, data_files: usize, log_vol: usize) -> Database {
     let temp_size = m.r.pick(&[4, 8, 16]) * GIB;
     let mut temp_files = vec![];
-    for k in 0..tempdb_data {
+    for k in 0..data_files {
         let (logical, file) = if k == 0 {
             ("tempdev".into(), "tempdb.mdf".into())
         } else {
@@ -621,24 +641,24 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
         "templog".into(),
         "TempDB\\",
         "templog.ldf",
-        tempdb_log_vol,
+        log_vol,
         8 * GIB,
         Growth::IncrementBytes(GIB),
     ));
-    dbs.insert(
-        1,
-        Database {
-            name: "tempdb".into(),
-            id: Some(2),
-            role: Some(DatabaseRole::Tempdb),
-            recovery_model: Some("SIMPLE".into()),
-            state: Some("ONLINE".into()),
-            files: Some(temp_files),
-        },
-    );
+    Database {
+        name: "tempdb".into(),
+        id: Some(2),
+        role: Some(DatabaseRole::Tempdb),
+        recovery_model: Some("SIMPLE".into()),
+        state: Some("ONLINE".into()),
+        files: Some(temp_files),
+    }
+}
 
-    // Seven user databases share what is left of the 50 files: a log and at least one data file
-    // each, the rest spread at random.
+/// Seven user databases share what is left of the 50 files after the system databases and
+/// tempdb's `tempdb_data` and log: a log and at least one data file each, the rest spread at
+/// random.
+fn user_databases(m: &mut FileMaker<'_>, tempdb_data: usize) -> Vec<Database> {
     let user_files = FILES_PER_HOST - 6 - (tempdb_data + 1);
     let mut data_counts = [1usize; 7];
     let mut log_counts = [1usize; 7];
@@ -652,83 +672,79 @@ fn sql_instance(r: &mut Lcg, cpu: u32, volume_ids: &[String; 8], rotational: boo
         }
     }
     let first = m.r.below(USER_DBS.len() as u64) as usize;
-    for d in 0..7 {
-        let name = USER_DBS[(first + d * 3) % USER_DBS.len()];
-        let log_on_data = m.r.chance(8);
-        let mut files = vec![];
-        let mut fid = 1;
-        for n in 0..data_counts[d] {
-            let vol = match n % 3 {
-                0 => DATA,
-                1 => DATA2,
-                _ => DATA3,
-            };
-            let growth = match m.r.below(100) {
-                0..10 => Growth::Percent(10),
-                10..13 => Growth::Disabled,
-                13..40 => Growth::IncrementBytes(64 * MIB),
-                40..75 => Growth::IncrementBytes(256 * MIB),
-                _ => Growth::IncrementBytes(GIB),
-            };
-            let (logical, file) = if n == 0 {
-                (name.to_string(), format!("{name}.mdf"))
-            } else {
-                (format!("{name}_data{}", n + 1), format!("{name}_data{}.ndf", n + 1))
-            };
-            let size = m.r.range(1, 400) * GIB + m.r.below(1024) * MIB;
-            files.push(m.file(fid, FileType::Rows, logical, "SQLData\\", &file, vol, size, growth));
-            fid += if fid == 1 { 2 } else { 1 };
-        }
-        for n in 0..log_counts[d] {
-            let vol = if log_on_data { DATA } else { LOGS };
-            let growth = if m.r.chance(10) {
-                Growth::Percent(10)
-            } else {
-                Growth::IncrementBytes(m.r.pick(&[512 * MIB, GIB, 8 * GIB]))
-            };
-            let (logical, file) = if n == 0 {
-                (format!("{name}_log"), format!("{name}_log.ldf"))
-            } else {
-                (format!("{name}_log{}", n + 1), format!("{name}_log{}.ldf", n + 1))
-            };
-            let size = m.r.range(1, 64) * GIB;
-            files.push(m.file(
-                if n == 0 { 2 } else { fid + n as i32 },
-                FileType::Log,
-                logical,
-                "SQLLogs\\",
-                &file,
-                vol,
-                size,
-                growth,
-            ));
-        }
-        dbs.push(Database {
-            name: name.into(),
-            id: Some(5 + d as i32),
-            role: Some(DatabaseRole::User),
-            recovery_model: Some(m.r.pick(&["FULL", "FULL", "SIMPLE"]).into()),
-            state: Some("ONLINE".into()),
-            files: Some(files),
-        });
-    }
-    SqlInstance {
-        name: instance.clone(),
-        version: Some(version.into()),
-        product_level: Some("RTM".into()),
-        clustered: Some(false),
-        edition: Some(
-            m.r.pick(&["Enterprise Edition: Core-based Licensing (64-bit)", "Standard Edition (64-bit)"])
-                .into(),
-        ),
-        cpu_count: Some(cpu),
-        instant_file_initialization: Some(ifi),
-        service_account: Some(if named {
-            format!("NT Service\\MSSQL${instance}")
+    (0..7)
+        .map(|d| {
+            let name = USER_DBS[(first + d * 3) % USER_DBS.len()];
+            user_database(m, 5 + d as i32, name, data_counts[d], log_counts[d])
+        })
+        .collect()
+}
+
+/// User database `name`: `data_count` data files spread over the three data volumes, then
+/// `log_count` logs, now and then on the data's volume.
+fn user_database(
+    m: &mut FileMaker<'_>,
+    id: i32,
+    name: &str,
+    data_count: usize,
+    log_count: usize,
+) -> Database {
+    let log_on_data = m.r.chance(8);
+    let mut files = vec![];
+    let mut fid = 1;
+    for n in 0..data_count {
+        let vol = match n % 3 {
+            0 => DATA,
+            1 => DATA2,
+            _ => DATA3,
+        };
+        let growth = match m.r.below(100) {
+            0..10 => Growth::Percent(10),
+            10..13 => Growth::Disabled,
+            13..40 => Growth::IncrementBytes(64 * MIB),
+            40..75 => Growth::IncrementBytes(256 * MIB),
+            _ => Growth::IncrementBytes(GIB),
+        };
+        let (logical, file) = if n == 0 {
+            (name.to_string(), format!("{name}.mdf"))
         } else {
-            "NT Service\\MSSQLSERVER".into()
-        }),
-        databases: Some(dbs),
+            (format!("{name}_data{}", n + 1), format!("{name}_data{}.ndf", n + 1))
+        };
+        let size = m.r.range(1, 400) * GIB + m.r.below(1024) * MIB;
+        files.push(m.file(fid, FileType::Rows, logical, "SQLData\\", &file, vol, size, growth));
+        fid += if fid == 1 { 2 } else { 1 };
+    }
+    for n in 0..log_count {
+        let vol = if log_on_data { DATA } else { LOGS };
+        let growth = if m.r.chance(10) {
+            Growth::Percent(10)
+        } else {
+            Growth::IncrementBytes(m.r.pick(&[512 * MIB, GIB, 8 * GIB]))
+        };
+        let (logical, file) = if n == 0 {
+            (format!("{name}_log"), format!("{name}_log.ldf"))
+        } else {
+            (format!("{name}_log{}", n + 1), format!("{name}_log{}.ldf", n + 1))
+        };
+        let size = m.r.range(1, 64) * GIB;
+        files.push(m.file(
+            if n == 0 { 2 } else { fid + n as i32 },
+            FileType::Log,
+            logical,
+            "SQLLogs\\",
+            &file,
+            vol,
+            size,
+            growth,
+        ));
+    }
+    Database {
+        name: name.into(),
+        id: Some(id),
+        role: Some(DatabaseRole::User),
+        recovery_model: Some(m.r.pick(&["FULL", "FULL", "SIMPLE"]).into()),
+        state: Some("ONLINE".into()),
+        files: Some(files),
     }
 }
 
