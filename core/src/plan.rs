@@ -237,14 +237,14 @@ impl Plan {
     /// the units (see [`Step::unit`]) of a phase with the largest expected gain first. Phases
     /// never change order, nor do the steps of one unit: that order is what they depend on.
     pub fn order(&mut self, by_gain: bool) {
-        let mut best: Vec<(u32, f64)> = vec![];
+        // One entry per unit, looked up once per comparison: a wide host has a unit per
+        // volume, and a scan of a list of them per step made ordering quadratic.
+        let mut best: std::collections::HashMap<u32, f64> = std::collections::HashMap::new();
         for s in &self.steps {
-            match best.iter_mut().find(|(u, _)| *u == s.unit) {
-                Some(b) => b.1 = b.1.max(s.best_gain_percent()),
-                None => best.push((s.unit, s.best_gain_percent())),
-            }
+            let g = best.entry(s.unit).or_insert(f64::NEG_INFINITY);
+            *g = g.max(s.best_gain_percent());
         }
-        let gain_of = |u: u32| best.iter().find(|(x, _)| *x == u).map_or(0.0, |b| b.1);
+        let gain_of = |u: u32| best.get(&u).copied().unwrap_or(0.0);
         self.steps.sort_by(|a, b| {
             a.phase.cmp(&b.phase).then_with(|| {
                 if by_gain && a.unit != b.unit {
