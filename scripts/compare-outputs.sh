@@ -13,6 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -eq 2 ]] || { echo "usage: $0 OLD_SPINDLE NEW_SPINDLE" >&2; exit 2; }
 old=$1 new=$2
+# A pinned date: the run's start time is in the JSON and SARIF reports.
+export SPINDLE_TODAY=2026-11-30
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
