@@ -63,8 +63,14 @@ pub fn run(root: &Path) -> Result<ExitCode, Failure> {
     let metadata = crate::workspace_metadata(root)?;
     let mut problems = check(&metadata);
     problems.extend(crate::modules::circles(&metadata));
+    problems.extend(crate::length::long_functions(&metadata));
     if problems.is_empty() {
-        println!("check-arch: {} crates, every edge points down, no module circle", ALLOWED.len());
+        println!(
+            "check-arch: {} crates, every edge points down, no module circle, no function over {} \
+             lines without a reason",
+            ALLOWED.len(),
+            crate::length::MAX_LINES
+        );
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {

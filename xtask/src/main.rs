@@ -7,7 +7,8 @@
 //! - `cargo xtask docs [--check]` regenerates the rule table (docs/rules.md) only.
 //! - `cargo xtask dist` makes the release artifacts (see `dist`).
 //! - `cargo xtask check-arch` enforces the crate layering (see `arch`) and that no two sibling
-//!   modules of a crate depend on each other (see `modules`).
+//!   modules of a crate depend on each other (see `modules`), nor any function over 100 lines
+//!   without a reason (see `length`).
 //!
 //! `--root DIR` works on another checkout than the one the xtask was built from (the tests use a
 //! temporary copy). Usage and validation errors exit 2 and write nothing.
@@ -17,6 +18,7 @@ mod archive;
 mod codegen;
 mod dist;
 mod docs;
+mod length;
 mod modules;
 mod new_rule;
 
@@ -35,8 +37,9 @@ commands:
   docs [--check]               regenerate docs/rules.md's rule table from the rules this xtask was
                                built with; with --check, only exit 1 when it is stale
   check-arch                   fail on a crate edge ARCHITECTURE.md does not draw (upward,
-                               sideways, a command-line crate below the library) and on a
-                               circle of modules inside a crate
+                               sideways, a command-line crate below the library), on a
+                               circle of modules inside a crate and on a function over 100
+                               lines without a `Long because` line in its doc comment
   dist [--profile dist|dev] [--target TRIPLE]... [--out DIR]
                                the release artifacts: per target (default: the static Linux
                                build x86_64-unknown-linux-musl and x86_64-pc-windows-gnu) an

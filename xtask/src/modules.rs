@@ -21,16 +21,17 @@ use serde_json::Value;
 type ModPath = Vec<String>;
 
 /// One crate target's modules: each module's code (comments and test items removed) and file.
-struct Crate {
+pub(crate) struct Crate {
     name: String,
-    modules: BTreeMap<ModPath, Module>,
+    pub(crate) modules: BTreeMap<ModPath, Module>,
     /// `#[macro_export]` macros live at the crate root by name; where each is defined.
     macros: BTreeMap<String, ModPath>,
 }
 
-struct Module {
-    file: PathBuf,
-    code: String,
+pub(crate) struct Module {
+    pub(crate) file: PathBuf,
+    /// Comments and test items removed, string contents emptied, every newline kept.
+    pub(crate) code: String,
 }
 
 /// A reference from one module's code to another module, at a line of its file.
@@ -43,6 +44,19 @@ struct Reference {
 pub fn circles(metadata: &Value) -> Vec<String> {
     let root = Path::new(metadata["workspace_root"].as_str().unwrap_or_default());
     let mut problems = vec![];
+    for (name, src) in code_targets(metadata) {
+        match read_crate(&name, &src) {
+            Ok(c) => problems.extend(crate_circles(&c, root)),
+            Err(e) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    problems
+}
+
+/// The workspace's library and binary targets, each as a name (`spindle-core (lib)`) and its
+/// root file: the code that ships, as opposed to tests, benches and examples.
+pub(crate) fn code_targets(metadata: &Value) -> Vec<(String, PathBuf)> {
+    let mut out = vec![];
     for package in metadata["packages"].as_array().into_iter().flatten() {
         for target in package["targets"].as_array().into_iter().flatten() {
             let kinds = target["kind"].as_array().into_iter().flatten().filter_map(Value::as_str);
@@ -55,16 +69,13 @@ pub fn circles(metadata: &Value) -> Vec<String> {
                 target["name"].as_str().unwrap_or("?"),
                 kinds.collect::<Vec<_>>().join(",")
             );
-            match read_crate(&name, Path::new(src)) {
-                Ok(c) => problems.extend(crate_circles(&c, root)),
-                Err(e) => problems.push(format!("{name}: {e}")),
-            }
+            out.push((name, PathBuf::from(src)));
         }
     }
-    problems
+    out
 }
 
-fn read_crate(name: &str, root: &Path) -> Result<Crate, String> {
+pub(crate) fn read_crate(name: &str, root: &Path) -> Result<Crate, String> {
     let mut c = Crate { name: name.to_string(), modules: BTreeMap::new(), macros: BTreeMap::new() };
     let mut pending = vec![(ModPath::new(), root.to_path_buf())];
     while let Some((path, file)) = pending.pop() {
