@@ -3,7 +3,6 @@
 //! `spindle merge`) builds and the name a shard file records all come from here, so a new format
 //! is its writer's file and one line in [`FORMATS`].
 
-use std::fmt;
 use std::io::Write;
 
 use crate::ReportWriter;
@@ -160,25 +159,7 @@ impl Format {
     }
 }
 
-impl PartialEq for Format {
-    fn eq(&self, other: &Format) -> bool {
-        self.0.name == other.0.name
-    }
-}
-
-impl Eq for Format {}
-
-impl fmt::Debug for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Format({})", self.0.name)
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name)
-    }
-}
+crate::format_handle::named_handle!(Format);
 
 impl serde::Serialize for Format {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

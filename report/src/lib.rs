@@ -15,6 +15,7 @@ pub mod concise;
 pub mod diff;
 mod emit;
 mod fix;
+mod format_handle;
 pub mod formats;
 pub mod github;
 pub mod gitlab;

@@ -3,6 +3,7 @@
 //! ask; keeping it here, under none of them, lets each use it without using the others.
 
 use spindle_core::facts::{OsFamily, Volume};
+use spindle_core::fast_hash::FastSet;
 use spindle_core::view::HostView;
 
 /// The operating system a volume belongs to: the host's `os_family` when it is Windows or
@@ -30,18 +31,41 @@ pub(crate) fn os_of_volume(view: &HostView, v: &Volume) -> Option<OsFamily> {
 
 /// Whether `v` holds the running operating system. Unknown counts as yes for a volume that
 /// looks like it (`C:\`, `/`, or one holding files under `\Windows\`): a plan that guesses wrong
-/// here would copy off and delete the system.
+/// here would copy off and delete the system. A caller asking about many volumes of one host
+/// builds [`OsVolumes`] once instead: this walks every file of the host.
 pub(crate) fn is_os_volume(view: &HostView, v: &Volume) -> bool {
-    match v.os_volume {
-        Some(known) => known,
-        None => {
-            v.mount_points
-                .iter()
-                .any(|m| m.eq_ignore_ascii_case("C:\\") || m.eq_ignore_ascii_case("C:") || m == "/")
-                || view.files().any(|(_, f)| {
-                    f.physical_name.as_deref().is_some_and(|p| p.to_ascii_lowercase().contains("\\windows\\"))
-                        && view.volume_of_file(f).is_ok_and(|fv| fv.id == v.id)
-                })
+    OsVolumes::of_view(view).holds_os(v)
+}
+
+/// Which volumes of a host hold the running operating system, from one walk of its files (the
+/// plan asks for every volume it rebuilds or moves files to: a walk per volume was quadratic).
+pub(crate) struct OsVolumes<'v> {
+    /// The ids of the volumes that hold a file under `\Windows\`.
+    with_windows_files: FastSet<&'v str>,
+}
+
+impl<'v> OsVolumes<'v> {
+    pub fn of_view(view: &'v HostView) -> Self {
+        let with_windows_files = view
+            .files()
+            .filter(|(_, f)| {
+                f.physical_name.as_deref().is_some_and(|p| p.to_ascii_lowercase().contains("\\windows\\"))
+            })
+            .filter_map(|(_, f)| view.volume_of_file(f).ok().map(|v| v.id.as_str()))
+            .collect();
+        OsVolumes { with_windows_files }
+    }
+
+    /// Whether `v` holds the running operating system (see [`is_os_volume`]).
+    pub fn holds_os(&self, v: &Volume) -> bool {
+        match v.os_volume {
+            Some(known) => known,
+            None => {
+                v.mount_points
+                    .iter()
+                    .any(|m| m.eq_ignore_ascii_case("C:\\") || m.eq_ignore_ascii_case("C:") || m == "/")
+                    || self.with_windows_files.contains(v.id.as_str())
+            }
         }
     }
 }
@@ -74,5 +98,28 @@ mod tests {
         assert_eq!(os_of_volume(&v, &vol("x", &[])), None);
         let other = view(Some(OsFamily::Other));
         assert_eq!(os_of_volume(&other, &vol("x", &["/data"])), Some(OsFamily::Linux));
+    }
+
+    /// Each way a volume can be the system's (said, `c:`, `/`, files under `\WINDOWS\`), and
+    /// volumes that are not (a data volume; `C:\` the snapshot says is not).
+    #[test]
+    fn the_system_volume_by_its_mark_its_mount_or_its_windows_files() {
+        let json = r#"{"schema_version": 1, "host": {"name": "h"},
+            "volumes": [{"id": "vc", "mount_points": ["c:"]}, {"id": "vroot", "mount_points": ["/"]},
+                        {"id": "vw", "mount_points": ["W:\\"]}, {"id": "vd", "mount_points": ["D:\\"]},
+                        {"id": "vknown", "mount_points": ["C:\\"], "os_volume": false},
+                        {"id": "vsaid", "mount_points": ["S:\\"], "os_volume": true}],
+            "sql_instances": [{"name": "MSSQLSERVER", "databases": [{"name": "Sales", "files": [
+                {"type": "rows", "logical_name": "a", "physical_name": "W:\\WINDOWS\\a.mdf", "volume_id": "vw"},
+                {"type": "rows", "logical_name": "b", "physical_name": "D:\\Data\\b.mdf", "volume_id": "vd"}]}]}]}"#;
+        let doc = spindle_core::load::parse_snapshot("h.json", json.to_string()).unwrap();
+        let view = HostView::build(vec![doc], spindle_core::declare::Declarations::default());
+        let os = OsVolumes::of_view(&view);
+        let answers: Vec<(&str, bool)> =
+            view.volumes.iter().flatten().map(|v| (v.id.as_str(), os.holds_os(v))).collect();
+        assert_eq!(
+            answers,
+            [("vc", true), ("vroot", true), ("vw", true), ("vd", false), ("vknown", false), ("vsaid", true)]
+        );
     }
 }

@@ -3,7 +3,6 @@
 //! and help come from here, so a new diff format is its renderer's file and one line in
 //! [`DIFF_FORMATS`].
 
-use std::fmt;
 use std::io::{self, Write};
 
 use super::model::Diff;
@@ -64,25 +63,7 @@ impl DiffFormat {
     }
 }
 
-impl PartialEq for DiffFormat {
-    fn eq(&self, other: &DiffFormat) -> bool {
-        self.0.name == other.0.name
-    }
-}
-
-impl Eq for DiffFormat {}
-
-impl fmt::Debug for DiffFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DiffFormat({})", self.0.name)
-    }
-}
-
-impl fmt::Display for DiffFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name)
-    }
-}
+crate::format_handle::named_handle!(DiffFormat);
 
 #[cfg(test)]
 mod tests {

@@ -3,8 +3,6 @@
 //! and help come from here, so a new plan format is its renderer and one line in
 //! [`PLAN_FORMATS`].
 
-use std::fmt;
-
 use spindle_core::plan::Plan;
 
 use crate::formats::Reader;
@@ -102,25 +100,7 @@ impl PlanFormat {
     }
 }
 
-impl PartialEq for PlanFormat {
-    fn eq(&self, other: &PlanFormat) -> bool {
-        self.0.name == other.0.name
-    }
-}
-
-impl Eq for PlanFormat {}
-
-impl fmt::Debug for PlanFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PlanFormat({})", self.0.name)
-    }
-}
-
-impl fmt::Display for PlanFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name)
-    }
-}
+crate::format_handle::named_handle!(PlanFormat);
 
 #[cfg(test)]
 mod tests {

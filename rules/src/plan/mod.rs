@@ -13,7 +13,6 @@ mod files;
 mod growth;
 mod manual;
 mod on_volume;
-mod os_volumes;
 mod rebuild;
 mod subject;
 #[cfg(test)]
@@ -44,7 +43,7 @@ pub fn build(view: &HostView, findings: &[Finding], options: PlanOptions) -> Pla
     let mut b = Builder {
         view,
         subjects: subject::Subjects::of_view(view),
-        os_volumes: os_volumes::OsVolumes::of_view(view),
+        os_volumes: crate::volume_os::OsVolumes::of_view(view),
         on_volumes: on_volume::FilesOnVolumes::of_view(view),
         linux: view.host.os_family == Some(OsFamily::Linux),
         findings: findings.iter().filter(|f| !f.is_waived()).collect(),
@@ -85,7 +84,7 @@ pub(crate) struct Builder<'v> {
     pub view: &'v HostView,
     subjects: subject::Subjects<'v>,
     /// Which volumes hold the running system, decided once for the host.
-    pub os_volumes: os_volumes::OsVolumes<'v>,
+    pub os_volumes: crate::volume_os::OsVolumes<'v>,
     /// The files on each volume, gathered once for the host.
     pub on_volumes: on_volume::FilesOnVolumes<'v>,
     pub linux: bool,
