@@ -3,6 +3,8 @@
 //! length is 0. Needs root, loop devices and the disk tools: where they are missing it fails in
 //! CI and skips elsewhere, saying why (`spindle_test_support::tier`).
 
+#![cfg(target_os = "linux")]
+
 use spindle_collectors::image;
 use spindle_test_support::disk_tools::{self, MIB, TempDir, mkfs_xfs, open, run, s, splice};
 use spindle_test_support::tier;
